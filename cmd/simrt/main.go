@@ -1,0 +1,129 @@
+// Command simrt is the child process of every scenario: it runs one
+// scenario program against the simulated runtime with the given policy,
+// platform profile and Python version.
+//
+// fd 2 is the system under test's real stderr and nothing else writes to it;
+// stdout gets the script's prints and, last, "done"; fd 3, when open, gets
+// telemetry as JSON lines. Exit status: 0 after done, 1 when an exception
+// escapes to the top, killed by SIGABRT on an abort, 2 for bad input.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"logjam/failpoints"
+	"logjam/sim"
+	"logjam/sim/scenario"
+)
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func usageError(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "simrt: "+format+"\n", args...)
+	return 2
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("simrt", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	id := fs.String("scenario", "", "scenario id (see -list)")
+	policy := fs.String("policy", "merged", "log sink policy: "+strings.Join(sim.Policies, ", "))
+	platform := fs.String("platform", "linux", "platform profile: linux, macos")
+	python := fs.String("python", "3.12", "Python version, 3.11 to 3.15 (X.Y or X.Y.Z)")
+	list := fs.Bool("list", false, "list every scenario with its parameters")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stdout)
+			fmt.Println("usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]] | simrt -list")
+			fs.PrintDefaults()
+			return 0
+		}
+		return usageError("%v (usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]]; simrt -list)", err)
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *list {
+		printList(os.Stdout)
+		return 0
+	}
+	if *id == "" {
+		return usageError("-scenario is required (see simrt -list)")
+	}
+	prog, err := scenario.Lookup(*id)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	// pingcap/failpoint already refused a malformed value before main (its
+	// init prints "bad failpoint" and exits 1); an unknown point or a term
+	// that does not fit the point is refused here, before anything runs.
+	if _, err := failpoints.Parse(os.Getenv("GO_FAILPOINTS")); err != nil {
+		return usageError("GO_FAILPOINTS: %v", err)
+	}
+	plat, err := sim.ParsePlatform(*platform)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	ver, err := sim.ParseVersion(*python)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if !validPolicy(*policy) {
+		return usageError("unknown policy %q (accepted: %s)", *policy, strings.Join(sim.Policies, ", "))
+	}
+	if prog.Raw != nil {
+		return prog.Raw()
+	}
+	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Policy: *policy})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	scope := failpoints.NewScope()
+	defer scope.Close()
+	env := &scenario.Env{RT: rt, Main: rt.Main, FP: scope}
+	if exc := prog.Run(env); exc != nil {
+		rt.Tel.Emit("exception", map[string]any{"thread": rt.Main.Name, "type": exc.Type, "text": exc.Msg, "escaped": true})
+		_ = rt.In.Stderr().Write(rt.Main, exc.Traceback()+"\n")
+		rt.In.DumpStreams()
+		rt.Tel.Emit("exit", map[string]any{"code": 1})
+		return 1
+	}
+	rt.In.Print("done")
+	rt.In.Shutdown(rt.Main)
+	rt.Tel.Emit("exit", map[string]any{"code": 0})
+	return 0
+}
+
+func validPolicy(p string) bool {
+	for _, q := range sim.Policies {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}
+
+func printList(w io.Writer) {
+	fmt.Fprintln(w, "scenarios (simrt -scenario ID -policy P -platform linux|macos -python X.Y[.Z]):")
+	for _, p := range scenario.All() {
+		c := p.Contract
+		params := fmt.Sprintf("ends=%s fd2=%s", c.Ends, c.FD2)
+		if c.Replaced {
+			params += " sys.stderr=replaced"
+		}
+		if p.Raw != nil {
+			params = "purpose-built child (no runtime; -policy ignored)"
+		}
+		fmt.Fprintf(w, "  %-4s %-9s %-40s %s\n       %s\n", p.ID, p.Family, p.Slug, params, p.Summary)
+	}
+	fmt.Fprintf(w, "policies: %s\nplatforms: linux, macos\npython: 3.11 to 3.15 (X.Y or X.Y.Z)\n", strings.Join(sim.Policies, ", "))
+	fmt.Fprintln(w, "failpoints (GO_FAILPOINTS=name=terms;...):")
+	for _, fp := range failpoints.Catalogue {
+		fmt.Fprintf(w, "  %-32s %s [%s]\n", fp.Name, fp.Does, fp.Terms)
+	}
+}

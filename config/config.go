@@ -1,0 +1,130 @@
+// Package config reads ginkgo.yml: the run profiles (local, nightly, focus)
+// and the suite knobs (deadline, timeout scale, mode, seed, repeat).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the configuration file at the module root.
+const FileName = "ginkgo.yml"
+
+// Profile is one run profile's knobs.
+type Profile struct {
+	Name         string        `yaml:"-"`
+	Deadline     time.Duration `yaml:"deadline"`
+	TimeoutScale float64       `yaml:"timeout_scale"`
+	Mode         string        `yaml:"mode"`
+	Seed         int64         `yaml:"seed"`
+	Repeat       int           `yaml:"repeat"`
+	GraceFloor   time.Duration `yaml:"grace_floor"`
+}
+
+// ScaledDeadline is the deadline times the scale knob.
+func (p Profile) ScaledDeadline() time.Duration {
+	return time.Duration(float64(p.Deadline) * p.TimeoutScale)
+}
+
+type file struct {
+	Profiles map[string]Profile `yaml:"profiles"`
+}
+
+// Load reads path and returns the named profile, with LOGJAM_TIMEOUT_SCALE
+// and LOGJAM_SEED applied. Unknown keys, bad values and unknown profiles
+// are errors that name the problem and what is accepted.
+func Load(path, profile string) (Profile, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("cannot read %s: %v", path, err)
+	}
+	var f file
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return Profile{}, fmt.Errorf("%s is malformed: %v (expected: profiles: {<name>: {deadline, timeout_scale, mode, seed, repeat, grace_floor}})", path, err)
+	}
+	p, ok := f.Profiles[profile]
+	if !ok {
+		names := make([]string, 0, len(f.Profiles))
+		for n := range f.Profiles {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return Profile{}, fmt.Errorf("%s has no profile %q (profiles: %s)", path, profile, strings.Join(names, ", "))
+	}
+	p.Name = profile
+	if s := os.Getenv("LOGJAM_TIMEOUT_SCALE"); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return Profile{}, fmt.Errorf("LOGJAM_TIMEOUT_SCALE=%q is not a number", s)
+		}
+		p.TimeoutScale = v
+	}
+	if s := os.Getenv("LOGJAM_SEED"); s != "" {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return Profile{}, fmt.Errorf("LOGJAM_SEED=%q is not a whole number", s)
+		}
+		p.Seed = v
+	}
+	return p, p.validate(path)
+}
+
+func (p Profile) validate(path string) error {
+	bad := func(what string) error { return fmt.Errorf("%s: profile %s: %s", path, p.Name, what) }
+	switch {
+	case p.Deadline <= 0:
+		return bad("deadline must be a positive duration such as 20s")
+	case p.TimeoutScale <= 0:
+		return bad("timeout_scale must be a positive number")
+	case p.Mode != "fast" && p.Mode != "strict":
+		return bad(fmt.Sprintf("mode %q is not fast or strict", p.Mode))
+	case p.Repeat < 1:
+		return bad("repeat must be at least 1")
+	case p.GraceFloor < 0:
+		return bad("grace_floor must not be negative")
+	}
+	return nil
+}
+
+// Find looks for ginkgo.yml in dir and its parents (a suite runs in its own
+// package folder).
+func Find(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, FileName)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("no " + FileName + " in " + dir + " or its parents")
+		}
+	}
+}
+
+// FromEnv finds ginkgo.yml from the working directory and loads the profile
+// LOGJAM_PROFILE names (local by default).
+func FromEnv() (Profile, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return Profile{}, err
+	}
+	path, err := Find(wd)
+	if err != nil {
+		return Profile{}, err
+	}
+	name := os.Getenv("LOGJAM_PROFILE")
+	if name == "" {
+		name = "local"
+	}
+	return Load(path, name)
+}

@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+
+	"golang.org/x/sys/unix"
+)
+
+// FDKind is what fd 2 is.
+type FDKind string
+
+// The fd-2 kinds.
+const (
+	FDFile  FDKind = "file"
+	FDPipe  FDKind = "pipe"
+	FDTTY   FDKind = "tty"
+	FDOther FDKind = "other"
+)
+
+// FD2 is the process's real fd 2. Writes are real write(2) calls. To know
+// when a write is blocked for lack of room (and not merely slow), a second
+// open file description of the same pipe or tty, non-blocking, is tried
+// first: EAGAIN is the kernel's own "no room", and only then is the wait
+// for room an edge of the wait-for graph, owned by whoever drains fd 2.
+type FD2 struct {
+	Kind  FDKind
+	probe int // non-blocking description of fd 2, or -1
+	room  *PipeRoom
+	wake  [2]int // self-pipe written when a signal arrives, so a blocked
+	// Python write can run the handlers (the EINTR path)
+	g   *Graph
+	tel *Telemetry
+}
+
+// PipeRoom is room on fd 2, held by the thread that drains it.
+type PipeRoom struct {
+	kind    FDKind
+	drainer *Thread // an in-process forwarder, or nil: the parent drains
+}
+
+// ResourceName implements Resource.
+func (r *PipeRoom) ResourceName() string {
+	if r.drainer == nil {
+		return fmt.Sprintf("room on fd 2 (a %s drained by the parent process)", r.kind)
+	}
+	return fmt.Sprintf("room on fd 2 (a %s)", r.kind)
+}
+
+func (r *PipeRoom) holders() []*Thread {
+	if r.drainer == nil {
+		return nil
+	}
+	return []*Thread{r.drainer}
+}
+
+func openFD2(g *Graph, tel *Telemetry) (*FD2, error) {
+	f := &FD2{probe: -1, g: g, tel: tel, wake: [2]int{-1, -1}}
+	var st unix.Stat_t
+	if err := unix.Fstat(2, &st); err != nil {
+		return nil, fmt.Errorf("fd 2 is not open: %w", err)
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFIFO:
+		f.Kind = FDPipe
+	case unix.S_IFREG:
+		f.Kind = FDFile
+	case unix.S_IFCHR:
+		f.Kind = FDOther
+		if isTTY(2) {
+			f.Kind = FDTTY
+		}
+	default:
+		f.Kind = FDOther
+	}
+	// A blocking fd 2, whatever the parent's end was.
+	_ = unix.SetNonblock(2, false)
+	if f.Kind == FDPipe || f.Kind == FDTTY {
+		fd, err := unix.Open("/proc/self/fd/2", unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		if err == nil {
+			f.probe = fd
+		}
+	}
+	f.room = &PipeRoom{kind: f.Kind}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err == nil {
+		f.wake = p
+	}
+	return f, nil
+}
+
+// SetDrainer names the in-process thread that drains fd 2's pipe.
+func (f *FD2) SetDrainer(t *Thread) {
+	f.g.mu.Lock()
+	f.room.drainer = t
+	f.g.mu.Unlock()
+}
+
+// Room is the resource a writer waits for.
+func (f *FD2) Room() *PipeRoom { return f.room }
+
+// Wake interrupts a blocked interruptible write (a signal arrived).
+func (f *FD2) Wake() {
+	if f.wake[1] >= 0 {
+		_, _ = unix.Write(f.wake[1], []byte{1})
+	}
+}
+
+func (f *FD2) drainWake() {
+	var b [64]byte
+	for {
+		n, err := unix.Read(f.wake[0], b[:])
+		if n <= 0 || err != nil {
+			return
+		}
+	}
+}
+
+// write writes b to fd 2 and returns how many bytes it wrote. It blocks
+// while fd 2 has no room. When interruptible (a Python write on the main
+// thread), a signal arriving while it waits returns early with
+// interrupted set, so the caller can run the handlers.
+func (f *FD2) write(t *Thread, b []byte, interruptible bool) (n int, interrupted bool) {
+	if f.probe < 0 {
+		return f.blockingWrite(b), false
+	}
+	for n < len(b) {
+		m, err := unix.Write(f.probe, b[n:])
+		if m > 0 {
+			n += m
+		}
+		if n == len(b) {
+			return n, false
+		}
+		if err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
+			// EPIPE and the like: the bytes are gone, as for a C write.
+			return len(b), false
+		}
+		if err == nil && m > 0 {
+			continue
+		}
+		// The kernel said no room: this thread now waits for the drainer.
+		f.tel.Emit("blocked-write", map[string]any{"thread": t.Name, "pending": len(b) - n, "gil": t.in.GIL.HeldBy(t)})
+		if !interruptible || f.wake[0] < 0 {
+			rest := b[n:]
+			f.g.waitOn(t, f.room, func() { n += f.blockingWrite(rest) })
+			return n, false
+		}
+		woke := false
+		f.g.waitOn(t, f.room, func() { woke = f.pollRoomOrWake() })
+		if woke {
+			f.drainWake()
+			return n, true
+		}
+	}
+	return n, false
+}
+
+// pollRoomOrWake waits for POLLOUT on fd 2 or a byte on the wake pipe; it
+// reports whether the wake pipe fired.
+func (f *FD2) pollRoomOrWake() bool {
+	fds := []unix.PollFd{{Fd: 2, Events: unix.POLLOUT}, {Fd: int32(f.wake[0]), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, -1)
+		if err != nil && errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return fds[1].Revents&unix.POLLIN != 0
+	}
+}
+
+func (f *FD2) blockingWrite(b []byte) int {
+	n := 0
+	for n < len(b) {
+		m, err := unix.Write(2, b[n:])
+		if m > 0 {
+			n += m
+		}
+		if err != nil {
+			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
+				continue
+			}
+			return len(b)
+		}
+	}
+	return n
+}
+
+func isTTY(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	return err == nil
+}
+
+

@@ -1,0 +1,207 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"logjam/sim/pytext"
+)
+
+// Level is a runtime log level.
+type Level byte
+
+// The log levels of FACTS.md.
+const (
+	Debug Level = 'D'
+	Info  Level = 'I'
+	Error Level = 'E'
+	Fatal Level = 'F'
+)
+
+// Line is one formatted runtime log line.
+type Line struct {
+	Seq   int
+	Level Level
+	Bytes []byte
+}
+
+// Options choose the runtime a child simulates.
+type Options struct {
+	Platform Platform
+	Python   Version
+	Policy   string
+}
+
+// Runtime is the native runtime hosted by the interpreter: logger, binding
+// calls, backends, and the log sink policy.
+type Runtime struct {
+	In     *Interp
+	G      *Graph
+	Tel    *Telemetry
+	FD2    *FD2
+	Stdio  *Lock // the C stdio lock on stderr
+	Policy Policy
+	Main   *Thread
+
+	start time.Time
+	seq   atomic.Int64
+
+	clockMu sync.Mutex
+	lastUS  int64
+}
+
+// New builds the runtime of one child process. The main thread holds the GIL.
+func New(opts Options) (*Runtime, error) {
+	start := time.Now()
+	tel := OpenTelemetry(start)
+	in := newInterp(tel, opts.Platform, opts.Python)
+	fd2, err := openFD2(in.G, tel)
+	if err != nil {
+		return nil, err
+	}
+	in.original = &OriginalStream{fd2: fd2}
+	in.SetStderr(in.original)
+	in.Signals = newSignals(in, fd2.Wake)
+	rt := &Runtime{In: in, G: in.G, Tel: tel, FD2: fd2, start: start}
+	rt.Stdio = in.G.NewLock("the stdio lock of stderr")
+	pol, err := NewPolicy(opts.Policy, rt)
+	if err != nil {
+		return nil, err
+	}
+	rt.Policy = pol
+	rt.Main = in.newThread("MainThread", false, true)
+	rt.Main.AcquireGIL()
+	rt.dumpOnSIGQUIT()
+	// A sleeping goroutine keeps Go's "all goroutines are asleep" check
+	// quiet: a deadlocked child must hang like the real one, not exit.
+	go func() {
+		for {
+			time.Sleep(time.Hour)
+		}
+	}()
+	tel.Emit("start", map[string]any{"pid": os.Getpid(), "policy": opts.Policy, "platform": string(opts.Platform),
+		"python": opts.Python.String(), "fd2": string(fd2.Kind), "sigint": string(in.Signals.Kind())})
+	return rt, nil
+}
+
+// dumpOnSIGQUIT answers the watchdog's SIGQUIT with the lock table and every
+// goroutine's stack, on telemetry (never fd 2), and keeps running: the
+// watchdog decides when to kill.
+func (rt *Runtime) dumpOnSIGQUIT() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGQUIT)
+	go func() {
+		for range ch {
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			rt.Tel.Emit("dump", map[string]any{"locks": rt.G.Snapshot(), "stacks": string(buf[:n])})
+		}
+	}()
+}
+
+// stamp is the log timestamp: elapsed time, strictly increasing per process
+// so every line of a run is unique (the ledger matches lines by their bytes).
+func (rt *Runtime) stamp() time.Duration {
+	rt.clockMu.Lock()
+	defer rt.clockMu.Unlock()
+	us := time.Since(rt.start).Microseconds()
+	if us <= rt.lastUS {
+		us = rt.lastUS + 1
+	}
+	rt.lastUS = us
+	return time.Duration(us) * time.Microsecond
+}
+
+// Log is ET_LOG: format (256-byte buffer, incomplete tail trimmed), record
+// the line in the ledger, hand it to the sink; a fatal line aborts.
+func (rt *Runtime) Log(t *Thread, lvl Level, file string, line int, format string, args ...any) {
+	rt.LogBytes(t, lvl, file, line, []byte(fmt.Sprintf(format, args...)))
+}
+
+// LogBytes is Log with a message already formatted (raw bytes pass through).
+func (rt *Runtime) LogBytes(t *Thread, lvl Level, file string, lineNo int, msg []byte) {
+	msg = pytext.LogMessage(msg)
+	l := Line{Seq: int(rt.seq.Add(1)), Level: lvl, Bytes: pytext.FormatLine(byte(lvl), rt.stamp(), file, lineNo, msg)}
+	if lvl == Error && t.depth > 0 {
+		t.errs = pytext.AppendRuntimeErrors(t.errs, append(msg[:len(msg):len(msg)], '\n'))
+	}
+	rt.Tel.Emit("line", map[string]any{"seq": l.Seq, "thread": t.Name, "daemon": t.Daemon, "level": string(lvl),
+		"in_call": t.depth > 0, "replaced": rt.In.StderrReplaced(), "b": l.Bytes})
+	rt.Policy.Emit(t, l)
+	if lvl == Fatal {
+		rt.Abort("fatal log line")
+	}
+}
+
+// Route records where the sink sent a line (the ledger's routing column).
+func (rt *Runtime) Route(t *Thread, l Line, route, why string) {
+	rt.Tel.Emit("route", map[string]any{"seq": l.Seq, "thread": t.Name, "route": route, "why": why})
+}
+
+// NativeError is a runtime Error returned from native code, with the
+// message THROW_IF_ERROR formats.
+type NativeError struct {
+	Type string // RuntimeError, or IndexError for THROW_INDEX_IF_ERROR
+	Msg  []byte // formatted, before the 127-byte cut
+}
+
+// Call is a binding call: it runs holding the GIL (the bindings never
+// release it), with a scope whose outermost exit is where the sink flushes.
+// It returns the Python exception the caller sees, if any.
+func (rt *Runtime) Call(t *Thread, name string, body func() *NativeError) *PyErr {
+	if !t.HoldsGIL() {
+		panic("sim: binding call " + name + " without the GIL on " + t.Name)
+	}
+	t.depth++
+	if t.depth == 1 {
+		t.errs = nil
+		rt.Policy.Enter(t)
+	}
+	var exc *PyErr
+	if nerr := body(); nerr != nil {
+		exc = rt.exception(t, nerr)
+	}
+	t.depth--
+	if t.depth == 0 {
+		if ferr := rt.Policy.Exit(t); ferr != nil && (exc == nil || ferr.IsKeyboardInterrupt()) {
+			exc = ferr
+		}
+		// Back in the eval loop: pending signal handlers run now.
+		if exc == nil {
+			exc = rt.In.Signals.Check(t)
+		}
+	}
+	if exc != nil {
+		rt.Tel.Emit("exception", map[string]any{"thread": t.Name, "call": name, "type": exc.Type, "text": exc.Msg})
+	}
+	return exc
+}
+
+// exception turns a native error into the Python exception: the 127-byte
+// message plus the call's Error lines (up to 1024 bytes), decoded as the
+// policy says; a strict decode of invalid bytes raises UnicodeDecodeError.
+func (rt *Runtime) exception(t *Thread, nerr *NativeError) *PyErr {
+	main := pytext.ExceptionMessage(nerr.Msg)
+	text, uerr := rt.Policy.ExceptionText(main, t.errs)
+	if uerr != nil {
+		return uerr
+	}
+	typ := nerr.Type
+	if typ == "" {
+		typ = "RuntimeError"
+	}
+	return &PyErr{Type: typ, Msg: text}
+}
+
+// Abort is the runtime's abort(): a real SIGABRT, so the parent sees
+// "killed by signal 6" as after a C abort().
+func (rt *Runtime) Abort(why string) {
+	rt.Tel.Emit("abort", map[string]any{"why": why})
+	dieBySignal(syscall.SIGABRT)
+}

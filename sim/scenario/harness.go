@@ -1,0 +1,70 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"logjam/sim"
+)
+
+// The watchdog's purpose-built children (suites/harness).
+func init() {
+	register(&Program{ID: "H1", Slug: "two-threads-deadlock", Family: "harness",
+		Summary: "two threads take two locks in opposite orders",
+		Run:     twoLockDeadlock})
+	register(&Program{ID: "H2", Slug: "exits-0-without-done", Family: "harness",
+		Summary: "exits 0 without printing done",
+		Raw:     func() int { fmt.Println("working"); return 0 }})
+	register(&Program{ID: "H3", Slug: "exits-3-at-once", Family: "harness",
+		Summary: "exits 3 at once, after a line on stdout and one on stderr",
+		Raw: func() int {
+			fmt.Println("about to fail")
+			fmt.Fprintln(os.Stderr, "H3: failing on purpose")
+			return 3
+		}})
+	register(&Program{ID: "H4", Slug: "killed-by-sigsegv", Family: "harness",
+		Summary: "killed by SIGSEGV",
+		Raw:     func() int { sim.DieBySignal(syscall.SIGSEGV); return 0 }})
+	register(&Program{ID: "H6", Slug: "grandchild-holds-stdout", Family: "harness",
+		Summary: "starts a grandchild that holds stdout open and sleeps, then hangs",
+		Raw:     grandchildHoldsStdout})
+}
+
+func twoLockDeadlock(e *Env) *sim.PyErr {
+	in := e.RT.In
+	first, second := in.G.NewLock("lock X"), in.G.NewLock("lock Y")
+	grab := func(mine, theirs *sim.Lock) func(t *sim.Thread) *sim.PyErr {
+		return func(t *sim.Thread) *sim.PyErr {
+			t.ReleaseGIL() // native code that dropped the GIL
+			mine.Acquire(t)
+			// Barrier, not a sleep: go on once both threads hold their first lock.
+			in.G.WaitUntil(func() bool { return theirs.OwnerLocked() != nil })
+			theirs.Acquire(t)
+			t.AcquireGIL()
+			return nil
+		}
+	}
+	a := in.Start("A", false, grab(first, second))
+	b := in.Start("B", false, grab(second, first))
+	e.Main.Join(a)
+	e.Main.Join(b)
+	return nil
+}
+
+// grandchildHoldsStdout starts `sleep` with our stdout, so the parent's
+// stdout pipe stays open after we are gone, then hangs.
+func grandchildHoldsStdout() int {
+	cmd := exec.Command("sleep", "600")
+	cmd.Stdout = os.Stdout
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "H6:", err)
+		return 1
+	}
+	fmt.Printf("grandchild %d\n", cmd.Process.Pid)
+	for {
+		time.Sleep(time.Hour)
+	}
+}

@@ -1,0 +1,118 @@
+// Package scenario holds the scenario programs: small Go functions that play
+// a scenario's Python script against the simulated runtime, each with the
+// contract the verdict is judged by. A program never knows the verdict a
+// matrix expects of it.
+package scenario
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"logjam/failpoints"
+	"logjam/sim"
+)
+
+// Ending is how a run must end for its lines to be judged.
+type Ending string
+
+// The endings.
+const (
+	// EndsDone: exit 0 after printing done; anything else is a hang, a crash
+	// or a failure.
+	EndsDone Ending = "done"
+	// EndsAbort: the runtime aborts (SIGABRT) by design.
+	EndsAbort Ending = "abort"
+	// EndsKilled: the program blocks by design; the watchdog kills it at the
+	// deadline and the lines are judged from what fd 2 shows.
+	EndsKilled Ending = "killed"
+)
+
+// FD2 is how the parent arranges the child's fd 2.
+type FD2 string
+
+// The fd-2 arrangements a parent makes.
+const (
+	FD2File FD2 = "file" // a temporary file, read after the run
+)
+
+// Contract is what a scenario requires of any policy.
+type Contract struct {
+	Ends Ending
+	// Replaced: sys.stderr is replaced while the lines are logged, so every
+	// line must reach it (or fd 2 after the stream refused it).
+	Replaced bool
+	FD2      FD2
+}
+
+// Program is one scenario.
+type Program struct {
+	ID       string
+	Slug     string
+	Family   string
+	Summary  string
+	Contract Contract
+	// Run plays the script. It returns the exception that escapes to the top.
+	Run func(e *Env) *sim.PyErr
+	// Raw, for the watchdog's purpose-built children, replaces the runtime.
+	Raw func() int
+}
+
+// Env is what a program runs against.
+type Env struct {
+	RT   *sim.Runtime
+	Main *sim.Thread
+	FP   *failpoints.Scope
+}
+
+var registry = map[string]*Program{}
+
+func register(p *Program) {
+	if _, dup := registry[p.ID]; dup {
+		panic("scenario: duplicate id " + p.ID)
+	}
+	if p.Contract.FD2 == "" {
+		p.Contract.FD2 = FD2File
+	}
+	if p.Contract.Ends == "" {
+		p.Contract.Ends = EndsDone
+	}
+	registry[p.ID] = p
+}
+
+// Lookup finds a program by id.
+func Lookup(id string) (*Program, error) {
+	if p, ok := registry[id]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("unknown scenario %q (accepted: %s)", id, strings.Join(IDs(), ", "))
+}
+
+// IDs lists every scenario id, sorted.
+func IDs() []string {
+	ids := make([]string, 0, len(registry))
+	for id := range registry {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// All lists every program, sorted by id.
+func All() []*Program {
+	var ps []*Program
+	for _, id := range IDs() {
+		ps = append(ps, registry[id])
+	}
+	return ps
+}
+
+// call runs a binding call and prints the exception the script catches, as
+// `except Exception as e: print(type(e).__name__, e)` would.
+func (e *Env) call(t *sim.Thread, name string, body func() *sim.NativeError) *sim.PyErr {
+	err := e.RT.Call(t, name, body)
+	if err != nil {
+		e.RT.In.Print(fmt.Sprintf("%s: caught %s: %s", t.Name, err.Type, err.Msg))
+	}
+	return err
+}

@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// HandlerKind is what Python's SIGINT handler is.
+type HandlerKind string
+
+// The SIGINT handler kinds.
+const (
+	// HandlerDefault is signal.default_int_handler: raises KeyboardInterrupt.
+	HandlerDefault HandlerKind = "default_int_handler"
+	// HandlerNone: SIGINT was ignored when the process started, so Python
+	// installed no handler (SIG_IGN); PyErr_SetInterrupt does nothing.
+	HandlerNone HandlerKind = "SIG_IGN"
+	// HandlerCounting is a custom handler that counts its runs and raises
+	// KeyboardInterrupt.
+	HandlerCounting HandlerKind = "counting"
+)
+
+// Signals is the interpreter's pending-signal model: a real SIGINT (or
+// PyErr_SetInterrupt) trips a flag; the handler runs at the next
+// PyErr_CheckSignals on the main thread.
+type Signals struct {
+	in *Interp
+
+	mu      sync.Mutex
+	kind    HandlerKind
+	tripped bool
+	runs    int
+	onTrip  func()
+}
+
+func newSignals(in *Interp, wake func()) *Signals {
+	s := &Signals{in: in, kind: HandlerDefault, onTrip: wake}
+	// Python installs its SIGINT handler only when SIGINT was not ignored at
+	// start (cmd & in a non-interactive shell starts it ignored).
+	if signal.Ignored(syscall.SIGINT) {
+		s.kind = HandlerNone
+		return s
+	}
+	ch := make(chan os.Signal, 8)
+	signal.Notify(ch, syscall.SIGINT)
+	go func() {
+		for range ch {
+			in.Tel.Emit("signal", map[string]any{"signal": "SIGINT"})
+			s.trip()
+		}
+	}()
+	return s
+}
+
+// Kind is the installed handler.
+func (s *Signals) Kind() HandlerKind {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.kind
+}
+
+// Install sets Python's SIGINT handler (signal.signal). Installing one
+// where SIGINT started ignored also makes the real signal deliverable.
+func (s *Signals) Install(kind HandlerKind) {
+	s.mu.Lock()
+	was := s.kind
+	s.kind = kind
+	s.mu.Unlock()
+	if was == HandlerNone && kind != HandlerNone {
+		ch := make(chan os.Signal, 8)
+		signal.Notify(ch, syscall.SIGINT)
+		go func() {
+			for range ch {
+				s.trip()
+			}
+		}()
+	}
+}
+
+func (s *Signals) trip() {
+	s.mu.Lock()
+	s.tripped = true
+	s.mu.Unlock()
+	if s.onTrip != nil {
+		s.onTrip()
+	}
+}
+
+// SetInterrupt is PyErr_SetInterrupt: it simulates a SIGINT arrival, and
+// does nothing when the handler is SIG_IGN or SIG_DFL.
+func (s *Signals) SetInterrupt() {
+	if s.Kind() == HandlerNone {
+		s.in.Tel.Emit("set-interrupt", map[string]any{"effect": "none: SIGINT is ignored"})
+		return
+	}
+	s.in.Tel.Emit("set-interrupt", map[string]any{"effect": "tripped"})
+	s.trip()
+}
+
+// Check is PyErr_CheckSignals: on the main thread, run the handler of a
+// tripped SIGINT; elsewhere do nothing. The caller holds the GIL.
+func (s *Signals) Check(t *Thread) *PyErr {
+	if !t.Main {
+		return nil
+	}
+	s.mu.Lock()
+	if !s.tripped {
+		s.mu.Unlock()
+		return nil
+	}
+	s.tripped = false
+	kind := s.kind
+	s.runs++
+	runs := s.runs
+	s.mu.Unlock()
+	if kind == HandlerNone {
+		return nil
+	}
+	s.in.Tel.Emit("handler", map[string]any{"signal": "SIGINT", "handler": string(kind), "run": runs})
+	return &PyErr{Type: "KeyboardInterrupt", Msg: ""}
+}
+
+// Runs is how many times a handler ran.
+func (s *Signals) Runs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runs
+}

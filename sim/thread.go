@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Thread is a Python thread (or a native thread the runtime attached): a
+// goroutine carrying its identity, the locks it holds and what it waits for.
+type Thread struct {
+	ID     int
+	Name   string
+	Daemon bool
+	Main   bool
+
+	in *Interp
+
+	// guarded by the graph's mutex
+	held    []*Lock
+	waiting Resource
+	ended   bool
+
+	done chan struct{}
+
+	// owned by the thread's own goroutine
+	depth int       // binding-call scope depth
+	call  callState // the policy's state for the current outermost call
+	errs  []byte    // Error lines of the current call, for the exception text
+}
+
+func (t *Thread) heldNamesLocked() []string {
+	names := make([]string, 0, len(t.held))
+	for _, l := range t.held {
+		names = append(names, l.name)
+	}
+	return names
+}
+
+func (t *Thread) dropHeldLocked(l *Lock) {
+	if i := slices.Index(t.held, l); i >= 0 {
+		t.held = slices.Delete(t.held, i, i+1)
+	}
+}
+
+// InCall reports whether the thread is inside a binding call.
+func (t *Thread) InCall() bool { return t.depth > 0 }
+
+// HoldsGIL reports whether the thread holds the GIL.
+func (t *Thread) HoldsGIL() bool { return t.in.GIL.HeldBy(t) }
+
+// AcquireGIL takes the GIL (PyEval_RestoreThread).
+func (t *Thread) AcquireGIL() { t.in.GIL.Acquire(t) }
+
+// ReleaseGIL drops the GIL (PyEval_SaveThread).
+func (t *Thread) ReleaseGIL() { t.in.GIL.Release(t) }
+
+// threadEnd is what a join waits for.
+type threadEnd struct{ t *Thread }
+
+func (r threadEnd) ResourceName() string { return "the end of thread " + r.t.Name }
+func (r threadEnd) holders() []*Thread {
+	if r.t.ended {
+		return nil
+	}
+	return []*Thread{r.t}
+}
+
+// Join waits for other to end, releasing the GIL meanwhile (Thread.join).
+func (t *Thread) Join(other *Thread) {
+	t.ReleaseGIL()
+	t.in.G.waitOn(t, threadEnd{other}, func() { <-other.done })
+	t.AcquireGIL()
+}
+
+// Done is closed when the thread has ended.
+func (t *Thread) Done() <-chan struct{} { return t.done }
+
+func (t *Thread) String() string {
+	if t == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%s", t.Name)
+}
+
+// Event is threading.Event: waiting releases the GIL; nothing in the
+// process "holds" an event, so it never closes a cycle.
+type Event struct {
+	name string
+	ch   chan struct{}
+	set  bool
+}
+
+// NewEvent returns an unset event.
+func (in *Interp) NewEvent(name string) *Event { return &Event{name: name, ch: make(chan struct{})} }
+
+// ResourceName implements Resource.
+func (e *Event) ResourceName() string { return "event " + e.name }
+func (e *Event) holders() []*Thread  { return nil }
+
+// Set wakes every waiter; idempotent.
+func (e *Event) Set(in *Interp) {
+	in.G.mu.Lock()
+	defer in.G.mu.Unlock()
+	if !e.set {
+		e.set = true
+		close(e.ch)
+	}
+}
+
+// Wait blocks t until the event is set, with the GIL released.
+func (e *Event) Wait(t *Thread) {
+	held := t.HoldsGIL()
+	if held {
+		t.ReleaseGIL()
+	}
+	t.in.G.waitOn(t, e, func() { <-e.ch })
+	if held {
+		t.AcquireGIL()
+	}
+}
