@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-
 	"golang.org/x/sys/unix"
 )
 
@@ -191,5 +190,3 @@ func isTTY(fd int) bool {
 	_, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	return err == nil
 }
-
-

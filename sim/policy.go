@@ -212,8 +212,8 @@ func strictText(b []byte) (string, *PyErr) {
 // and that line is lost.
 type pyStderr struct{ *kit }
 
-func (p *pyStderr) Name() string      { return "pystderr" }
-func (p *pyStderr) Enter(*Thread)     {}
+func (p *pyStderr) Name() string        { return "pystderr" }
+func (p *pyStderr) Enter(*Thread)       {}
 func (p *pyStderr) Exit(*Thread) *PyErr { return nil }
 func (p *pyStderr) Emit(t *Thread, l Line) {
 	s, derr := strictText(l.Bytes)

@@ -95,7 +95,7 @@ func (in *Interp) NewEvent(name string) *Event { return &Event{name: name, ch: m
 
 // ResourceName implements Resource.
 func (e *Event) ResourceName() string { return "event " + e.name }
-func (e *Event) holders() []*Thread  { return nil }
+func (e *Event) holders() []*Thread   { return nil }
 
 // Set wakes every waiter; idempotent.
 func (e *Event) Set(in *Interp) {

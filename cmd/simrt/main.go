@@ -35,6 +35,8 @@ func run(args []string) int {
 	policy := fs.String("policy", "merged", "log sink policy: "+strings.Join(sim.Policies, ", "))
 	platform := fs.String("platform", "linux", "platform profile: linux, macos")
 	python := fs.String("python", "3.12", "Python version, 3.11 to 3.15 (X.Y or X.Y.Z)")
+	variant := fs.String("variant", "", "lazy-init variant for L scenarios: old, initfast, norace, fixed")
+	backend := fs.String("backend", "", "lazy-init backend for L scenarios: cuda, xpu, mtia")
 	list := fs.Bool("list", false, "list every scenario with its parameters")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -76,6 +78,13 @@ func run(args []string) int {
 	if !validPolicy(*policy) {
 		return usageError("unknown policy %q (accepted: %s)", *policy, strings.Join(sim.Policies, ", "))
 	}
+	if prog.Check != nil {
+		if err := prog.Check(*variant, *backend); err != nil {
+			return usageError("%v", err)
+		}
+	} else if *variant != "" || *backend != "" {
+		return usageError("scenario %s takes no -variant or -backend", prog.ID)
+	}
 	if prog.Raw != nil {
 		return prog.Raw()
 	}
@@ -85,7 +94,7 @@ func run(args []string) int {
 	}
 	scope := failpoints.NewScope()
 	defer scope.Close()
-	env := &scenario.Env{RT: rt, Main: rt.Main, FP: scope}
+	env := &scenario.Env{RT: rt, Main: rt.Main, FP: scope, Variant: *variant, Backend: *backend}
 	if exc := prog.Run(env); exc != nil {
 		rt.Tel.Emit("exception", map[string]any{"thread": rt.Main.Name, "type": exc.Type, "text": exc.Msg, "escaped": true})
 		_ = rt.In.Stderr().Write(rt.Main, exc.Traceback()+"\n")

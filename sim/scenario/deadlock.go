@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"logjam/failpoints"
+	"logjam/ledger"
 	"logjam/sim"
 )
 
@@ -13,7 +14,7 @@ func init() {
 		Run:     func(e *Env) *sim.PyErr { return loadVersusExecute(e, false) }})
 	register(&Program{ID: "D2", Slug: "slow-sys-stderr", Family: "deadlock",
 		Summary:  "D1 with a slow sys.stderr (its write sleeps with the GIL released)",
-		Contract: Contract{Replaced: true},
+		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
 		Run:      func(e *Env) *sim.PyErr { return loadVersusExecute(e, true) }})
 }
 

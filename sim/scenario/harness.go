@@ -7,11 +7,19 @@ import (
 	"syscall"
 	"time"
 
+	"logjam/failpoints"
 	"logjam/sim"
 )
 
 // The watchdog's purpose-built children (suites/harness).
 func init() {
+	register(&Program{ID: "H0", Slug: "failpoint-probe", Family: "harness",
+		Summary: "prints the probe failpoint's value: proves injection fires in a child",
+		Raw: func() int {
+			v, ok := failpoints.Int(failpoints.Probe)
+			fmt.Printf("probe %d %v\ndone\n", v, ok)
+			return 0
+		}})
 	register(&Program{ID: "H1", Slug: "two-threads-deadlock", Family: "harness",
 		Summary: "two threads take two locks in opposite orders",
 		Run:     twoLockDeadlock})

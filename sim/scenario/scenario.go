@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"logjam/failpoints"
+	"logjam/ledger"
 	"logjam/sim"
 )
 
@@ -36,13 +37,12 @@ const (
 	FD2File FD2 = "file" // a temporary file, read after the run
 )
 
-// Contract is what a scenario requires of any policy.
+// Contract is what a scenario requires of any policy: how it ends, how the
+// parent arranges fd 2, and what the ledger checks.
 type Contract struct {
 	Ends Ending
-	// Replaced: sys.stderr is replaced while the lines are logged, so every
-	// line must reach it (or fd 2 after the stream refused it).
-	Replaced bool
-	FD2      FD2
+	FD2  FD2
+	ledger.Contract
 }
 
 // Program is one scenario.
@@ -56,6 +56,9 @@ type Program struct {
 	Run func(e *Env) *sim.PyErr
 	// Raw, for the watchdog's purpose-built children, replaces the runtime.
 	Raw func() int
+	// Check validates the -variant and -backend flags of programs that
+	// take them (nil: the program takes neither).
+	Check func(variant, backend string) error
 }
 
 // Env is what a program runs against.
@@ -63,6 +66,8 @@ type Env struct {
 	RT   *sim.Runtime
 	Main *sim.Thread
 	FP   *failpoints.Scope
+	// Variant and Backend are the lazy-init flags (L scenarios).
+	Variant, Backend string
 }
 
 var registry = map[string]*Program{}

@@ -1,0 +1,232 @@
+// Package cell runs one cell of the matrix: it builds the child's command,
+// arranges its fd 2, runs it under the watchdog, and turns what the child
+// did into one verdict with its evidence. It never sees an expected verdict.
+package cell
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"logjam/config"
+	"logjam/failpoints"
+	"logjam/ledger"
+	"logjam/sim/scenario"
+	"logjam/watchdog"
+)
+
+// Verdicts beyond the ledger's.
+const (
+	Hang        = "HANG"
+	Crash       = "CRASH"
+	Failed      = "FAILED"
+	NoMarker    = "NOMARKER"
+	Interrupted = "INTERRUPTED"
+)
+
+// Spec names one cell.
+type Spec struct {
+	Scenario string
+	Policy   string // "" for the harness's purpose-built children
+	Platform string
+	Python   string
+	Variant  string // lazy init
+	Backend  string // lazy init
+	// Failpoints are added to the child's GO_FAILPOINTS (validated first).
+	Failpoints failpoints.Set
+	// Deadline overrides the profile's (before scaling), when set.
+	Deadline time.Duration
+}
+
+// Args is the child's command line after the binary.
+func (s Spec) Args() []string {
+	a := []string{"-scenario", s.Scenario}
+	for _, kv := range [][2]string{{"-policy", s.Policy}, {"-platform", s.Platform}, {"-python", s.Python}, {"-variant", s.Variant}, {"-backend", s.Backend}} {
+		if kv[1] != "" {
+			a = append(a, kv[0], kv[1])
+		}
+	}
+	return a
+}
+
+// Outcome is one observed cell.
+type Outcome struct {
+	Scenario string          `json:"scenario"`
+	Policy   string          `json:"policy,omitempty"`
+	Platform string          `json:"platform,omitempty"`
+	Python   string          `json:"python,omitempty"`
+	Variant  string          `json:"variant,omitempty"`
+	Backend  string          `json:"backend,omitempty"`
+	Observed string          `json:"observed"`
+	Ms       int64           `json:"ms"`
+	Reason   string          `json:"reason"`
+	Cycle    string          `json:"cycle,omitempty"`
+	Ledger   ledger.Evidence `json:"ledger"`
+	Command  string          `json:"command"`
+
+	// Raw material for an evidence bundle; not in the report.
+	Result *watchdog.Result `json:"-"`
+	FD2    []byte           `json:"-"`
+}
+
+// Run runs the cell's child binary bin under the profile's deadline.
+func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outcome, error) {
+	prog, err := scenario.Lookup(spec.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.Failpoints.Validate(); err != nil {
+		return nil, err
+	}
+	fd2, err := os.CreateTemp("", "logjam-fd2-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(fd2.Name())
+	defer fd2.Close()
+
+	cmd := exec.Command(bin, spec.Args()...)
+	cmd.Env = childEnv(spec.Failpoints)
+	cmd.Stderr = fd2
+	deadline := prof.Deadline
+	if spec.Deadline > 0 {
+		deadline = spec.Deadline
+	}
+	mode := watchdog.Fast
+	if prof.Mode == "strict" {
+		mode = watchdog.Strict
+	}
+	res, err := watchdog.Run(ctx, cmd, watchdog.Config{
+		Deadline:   time.Duration(float64(deadline) * prof.TimeoutScale),
+		Scale:      prof.TimeoutScale,
+		GraceFloor: prof.GraceFloor,
+		Mode:       mode,
+	})
+	if err != nil {
+		return nil, err
+	}
+	fd2Bytes, _ := os.ReadFile(fd2.Name())
+	out := &Outcome{
+		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
+		Variant: spec.Variant, Backend: spec.Backend,
+		Ms: res.Duration.Milliseconds(), Reason: res.Reason, Command: res.Command,
+		Result: res, FD2: fd2Bytes,
+	}
+	if res.Cycle != nil {
+		var c struct {
+			Text string `json:"text"`
+		}
+		_ = res.Cycle.Decode(&c)
+		out.Cycle = c.Text
+	}
+	out.Observed = classify(prog.Contract, res, fd2Bytes, out)
+	return out, nil
+}
+
+// classify: HANG > CRASH > (FAILED, NOMARKER) > the ledger's verdicts. An
+// ending the contract expects (an abort, a kill at the deadline) is not a
+// failure: the lines are judged from what the streams hold.
+func classify(c scenario.Contract, res *watchdog.Result, fd2 []byte, out *Outcome) string {
+	judge := func() string {
+		j := ledger.Judge(c.Contract, res.Events, fd2)
+		out.Ledger = j.Evidence
+		if j.Evidence.Detail != "" {
+			out.Reason += "; " + j.Evidence.Detail
+		}
+		return j.Verdict
+	}
+	switch res.Verdict {
+	case watchdog.Interrupted:
+		return Interrupted
+	case watchdog.Hang:
+		if c.Ends == scenario.EndsKilled && res.Cycle == nil {
+			return judge()
+		}
+		return Hang
+	case watchdog.Crash:
+		if c.Ends == scenario.EndsAbort && res.Signal == "SIGABRT" && sawEvent(res, "abort") {
+			return judge()
+		}
+		return Crash
+	case watchdog.Failed:
+		return Failed
+	case watchdog.NoMarker:
+		return NoMarker
+	}
+	if c.Ends != scenario.EndsDone {
+		out.Reason += fmt.Sprintf("; the contract says the run ends by %s, but it completed", c.Ends)
+		return Failed
+	}
+	return judge()
+}
+
+func sawEvent(res *watchdog.Result, kind string) bool {
+	for _, e := range res.Events {
+		if e.Ev == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// childEnv is the parent's environment with GO_FAILPOINTS set to exactly
+// the cell's points: an ambient value would make the cell unreproducible.
+func childEnv(fps failpoints.Set) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GO_FAILPOINTS=") {
+			env = append(env, kv)
+		}
+	}
+	if len(fps) > 0 {
+		env = append(env, "GO_FAILPOINTS="+fps.Env())
+	}
+	return env
+}
+
+// WriteBundle leaves the evidence of a run in dir: the outcome, stdout, the
+// real fd-2 bytes, the telemetry and a script that replays the child.
+func (o *Outcome) WriteBundle(dir, rerun string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	j, _ := json.MarshalIndent(o, "", "  ")
+	var tel []byte
+	if o.Result != nil {
+		for _, e := range o.Result.Events {
+			tel = append(tel, e.Raw...)
+			tel = append(tel, '\n')
+		}
+	}
+	var stdout []byte
+	if o.Result != nil {
+		stdout = o.Result.Stdout
+	}
+	replay := fmt.Sprintf("#!/bin/sh\n# Reruns this cell in the suite:\n#   %s\n# Reruns the child alone (telemetry on fd 3):\n%s 3>telemetry.replay.jsonl\n", rerun, o.Command)
+	files := map[string][]byte{"outcome.json": j, "stdout.txt": stdout, "fd2.bin": o.FD2, "telemetry.jsonl": tel, "replay.sh": []byte(replay)}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return os.Chmod(filepath.Join(dir, "replay.sh"), 0o755)
+}
+
+// Probe runs the child's probe program with the probe failpoint set to
+// value and reports an error unless the child saw that value: injection
+// that does not fire would make every cell meaningless.
+func Probe(bin string, value int) (string, error) {
+	cmd := exec.Command(bin, "-scenario", "H0")
+	cmd.Env = childEnv(failpoints.Set{{Name: failpoints.Probe, Terms: fmt.Sprintf("return(%d)", value)}})
+	out, err := cmd.CombinedOutput()
+	want := fmt.Sprintf("probe %d", value)
+	if err != nil || !strings.Contains(string(out), want) {
+		return string(out), fmt.Errorf("child printed %q, want %q (err %v)", out, want, err)
+	}
+	return string(out), nil
+}

@@ -1,0 +1,188 @@
+// Package suitekit is what every chaos suite shares: the profile from
+// ginkgo.yml, the child binary built once per suite process, the failpoint
+// probe, cell entries named and labelled alike, and the check that runs a
+// cell, reports it and fails with its evidence and rerun command.
+package suitekit
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+
+	"logjam/cell"
+	"logjam/config"
+	"logjam/failpoints"
+	"logjam/sim/scenario"
+)
+
+var (
+	// Bin is the simrt binary, built once per suite process.
+	Bin string
+	// Profile is the run profile (LOGJAM_PROFILE, from ginkgo.yml).
+	Profile config.Profile
+	// Root is the module root (where ginkgo.yml is).
+	Root string
+
+	family string
+)
+
+// Family names the suite's package; call it in a var block so that Cell
+// can label entries while the tree is built.
+func Family(fam string) bool {
+	family = fam
+	return true
+}
+
+// RunSuite loads the profile and runs the suite's specs. A missing or
+// malformed ginkgo.yml ends the process with status 2 and one line, before
+// any spec or child runs.
+func RunSuite(t *testing.T, fam string) {
+	prof, err := config.FromEnv()
+	if err == nil {
+		var path string
+		wd, _ := os.Getwd()
+		path, err = config.Find(wd)
+		Root = filepath.Dir(path)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "logjam: %v\n", err)
+		os.Exit(2)
+	}
+	Profile = prof
+	RegisterFailHandler(ginkgo.Fail)
+	ginkgo.RunSpecs(t, fam+" suite")
+}
+
+// BuildChild registers the suite-level setup: simrt is built once (on
+// process 1, shared with the others), and the failpoint probe proves that
+// injection fires before any cell relies on it.
+func BuildChild() bool {
+	ginkgo.SynchronizedBeforeSuite(func() []byte {
+		bin, err := gexec.Build("logjam/cmd/simrt")
+		Expect(err).NotTo(HaveOccurred(), "building the child binary")
+		return []byte(bin)
+	}, func(bin []byte) {
+		Bin = string(bin)
+		probeFailpoints()
+	})
+	ginkgo.SynchronizedAfterSuite(func() {}, func() { gexec.CleanupBuildArtifacts() })
+	return true
+}
+
+// probeFailpoints fails the suite at once if injection does not fire, in
+// this process or in a child.
+func probeFailpoints() {
+	scope := failpoints.NewScope()
+	defer scope.Close()
+	Expect(scope.Enable(failpoints.Probe, "return(42)")).To(Succeed())
+	v, ok := failpoints.Int(failpoints.Probe)
+	Expect(ok && v == 42).To(BeTrue(), "failpoint injection does not fire in the suite process")
+	out, err := cell.Probe(Bin, 7)
+	Expect(err).NotTo(HaveOccurred(), "failpoint injection does not fire in the child: %s", out)
+}
+
+// Cell builds a matrix cell named `<ID> <slug> [policy=<p> platform=<os>
+// py=<ver>]`, labelled with its family, its policy and negative-control when
+// the expected verdict is not OK. The table's body receives (spec, expected).
+func Cell(spec cell.Spec, expected string, decorations ...any) ginkgo.TableEntry {
+	if spec.Platform == "" && spec.Policy != "" {
+		spec.Platform = "linux"
+	}
+	if spec.Python == "" && spec.Policy != "" {
+		spec.Python = "3.12"
+	}
+	slug := spec.Scenario
+	if prog, err := scenario.Lookup(spec.Scenario); err == nil {
+		slug = prog.Slug
+	}
+	name := fmt.Sprintf("%s %s [%s]", spec.Scenario, slug, strings.Join(params(spec), " "))
+	labels := ginkgo.Label(family)
+	if spec.Policy != "" {
+		labels = append(labels, spec.Policy)
+	}
+	if expected != "OK" {
+		labels = append(labels, "negative-control")
+	}
+	args := append([]any{labels, spec, expected}, decorations...)
+	return ginkgo.Entry(name, args...)
+}
+
+func params(s cell.Spec) []string {
+	var p []string
+	for _, kv := range [][2]string{{"policy", s.Policy}, {"variant", s.Variant}, {"backend", s.Backend}, {"platform", s.Platform}, {"py", s.Python}} {
+		if kv[1] != "" {
+			p = append(p, kv[0]+"="+kv[1])
+		}
+	}
+	return p
+}
+
+// Report is one cell of reports/matrix.json.
+type Report struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Family   string `json:"family"`
+	Expected string `json:"expected"`
+	Rerun    string `json:"rerun"`
+	Bundle   string `json:"bundle,omitempty"`
+	cell.Outcome
+}
+
+// Check runs one cell and requires observed == expected. It attaches the
+// cell to the Ginkgo report, and on a mismatch leaves an evidence bundle
+// under reports/evidence and fails with the evidence and the command that
+// reruns exactly this cell.
+func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcome {
+	if spec.Platform == "" {
+		spec.Platform = "linux"
+	}
+	if spec.Python == "" && spec.Policy != "" {
+		spec.Python = "3.12"
+	}
+	out, err := cell.Run(ctx, Bin, spec, Profile)
+	Expect(err).NotTo(HaveOccurred())
+	name := ginkgo.CurrentSpecReport().LeafNodeText
+	rerun := fmt.Sprintf("go tool ginkgo --focus '%s' ./suites/%s", regexp.QuoteMeta(name), family)
+	rep := Report{ID: spec.Scenario, Name: name, Family: family, Expected: expected, Rerun: rerun, Outcome: *out}
+	if out.Observed != expected {
+		rep.Bundle = filepath.Join(Root, "reports", "evidence", bundleName(name))
+		if err := out.WriteBundle(rep.Bundle, rerun); err != nil {
+			rep.Bundle = "(could not write: " + err.Error() + ")"
+		}
+	}
+	b, _ := json.Marshal(rep)
+	ginkgo.AddReportEntry("cell", string(b), ginkgo.ReportEntryVisibilityNever)
+	Expect(out.Observed).To(Equal(expected), func() string { return failure(rep, out) })
+	return out
+}
+
+func failure(rep Report, out *cell.Outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", rep.Name, rep.Expected, out.Observed)
+	fmt.Fprintf(&b, "reason: %s\n", out.Reason)
+	if out.Cycle != "" {
+		fmt.Fprintf(&b, "cycle: %s\n", out.Cycle)
+	}
+	ev, _ := json.MarshalIndent(out.Ledger, "", "  ")
+	fmt.Fprintf(&b, "ledger: %s\n", ev)
+	if out.Result != nil {
+		fmt.Fprintf(&b, "watchdog: %s\n", out.Result.Summary())
+	}
+	fmt.Fprintf(&b, "evidence bundle: %s\n", rep.Bundle)
+	fmt.Fprintf(&b, "rerun this cell: %s\n", rep.Rerun)
+	return b.String()
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
+
+func bundleName(name string) string {
+	return strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
+}
