@@ -246,7 +246,8 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 		daemonRule := st.Platform == "linux" && versionBefore(st.Python, 3, 13, 8)
 		for _, l := range lines {
 			esc := pytext.DecodeEscaped(l.B)
-			if !l.Replaced || pyLines[esc] > 0 || refused[esc] || (l.Daemon && daemonRule) {
+			onFD2 := fdLines[string(l.B)] > 0
+			if !l.Replaced || !onFD2 || pyLines[esc] > 0 || refused[esc] || (l.Daemon && daemonRule) {
 				continue
 			}
 			if len(ev.Misrouted) < 5 {

@@ -1,0 +1,34 @@
+# The chaos suite that proves a runtime's logging never jams it.
+# Only Go is needed: the Ginkgo CLI is pinned in go.mod (go tool ginkgo).
+GINKGO := go tool ginkgo
+FOCUS ?=
+
+.PHONY: test chaos chaos-nightly focus report bench fuzz lint
+
+test:            ## every unit test and every suite
+	go test ./...
+
+chaos:           ## every suite with the local profile; prints the matrix, writes reports/matrix.json
+	go run ./cmd/logjam chaos
+
+chaos-nightly:   ## strict mode, repeats, scaled deadlines (ginkgo.yml: nightly)
+	go run ./cmd/logjam chaos -profile nightly
+
+focus:           ## rerun the cells matching FOCUS, e.g. make focus FOCUS='D1 .*pystderr'
+	go run ./cmd/logjam chaos -profile focus -focus '$(FOCUS)'
+
+report:          ## re-render the matrix from reports/ginkgo.json
+	go run ./cmd/logjam report
+
+bench:           ## benchmarks (figures for notes; never asserted by tests)
+	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./watchdog/ ./pipes/
+
+fuzz:            ## each fuzz target for a bounded time
+	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./sim/pytext/
+	go test -run '^$$' -fuzz FuzzKeepCap -fuzztime 60s ./sim/keep/
+
+lint:            ## gofmt, go vet, the race detector, and the darwin build
+	test -z "$$(gofmt -l .)" || { gofmt -l .; exit 1; }
+	go vet ./...
+	GOOS=darwin go build ./...
+	go test -race ./...

@@ -1,0 +1,12 @@
+package deadlock_test
+
+import (
+	"testing"
+
+	"logjam/suites/suitekit"
+)
+
+var _ = suitekit.Family("deadlock")
+var _ = suitekit.BuildChild()
+
+func TestDeadlock(t *testing.T) { suitekit.RunSuite(t, "deadlock") }

@@ -1,0 +1,12 @@
+package harness_test
+
+import (
+	"testing"
+
+	"logjam/suites/suitekit"
+)
+
+var _ = suitekit.Family("harness")
+var _ = suitekit.BuildChild()
+
+func TestHarness(t *testing.T) { suitekit.RunSuite(t, "harness") }

@@ -1,0 +1,142 @@
+package harness_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"logjam/cell"
+	"logjam/failpoints"
+	"logjam/suites/suitekit"
+)
+
+// gone reports whether no live process is left: for pid > 0 that process,
+// for pid < 0 any member of the group -pid. A zombie counts as gone: it is
+// dead, only waiting for a reaper (init in a container may never reap it).
+func gone(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return true
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces, so split after ')'.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 3 || f[0] == "Z" {
+			continue
+		}
+		pgrp, _ := strconv.Atoi(f[2])
+		if (pid > 0 && n == pid) || (pid < 0 && pgrp == -pid) {
+			return false
+		}
+	}
+	return true
+}
+
+var _ = Describe("The watchdog", Label("harness"), func() {
+	It("H1 calls a deadlock a HANG as soon as the child reports the cycle, names it, and leaves no process of the group", func(ctx SpecContext) {
+		out := suitekit.Check(ctx, cell.Spec{Scenario: "H1"}, "HANG")
+		Expect(out.Cycle).To(And(
+			ContainSubstring("thread A holds lock X and waits for lock Y (held by B)"),
+			ContainSubstring("thread B holds lock Y and waits for lock X (held by A)")))
+		Expect(out.Result.Killed).To(BeTrue())
+		Expect(out.Result.Duration).To(BeNumerically("<", suitekit.Profile.ScaledDeadline()/2),
+			"the fast path answers on the cycle, not at the deadline")
+		Expect(gone(-out.Result.Pid)).To(BeTrue(), "a process of the child's group is still alive")
+	})
+
+	It("H2 calls an exit 0 without done NOMARKER", func(ctx SpecContext) {
+		suitekit.Check(ctx, cell.Spec{Scenario: "H2"}, "NOMARKER")
+	})
+
+	It("H3 reports an exit 3 as FAILED with its stdout and stderr, never as a deadlock", func(ctx SpecContext) {
+		out := suitekit.Check(ctx, cell.Spec{Scenario: "H3"}, "FAILED")
+		Expect(out.Result.ExitCode).To(Equal(3))
+		Expect(out.Reason).To(ContainSubstring("status 3"))
+		Expect(string(out.Result.Stdout)).To(ContainSubstring("about to fail"))
+		Expect(string(out.FD2)).To(ContainSubstring("H3: failing on purpose"))
+		Expect(out.Cycle).To(BeEmpty())
+	})
+
+	It("H4 reports a child killed by SIGSEGV as a CRASH naming the signal", func(ctx SpecContext) {
+		out := suitekit.Check(ctx, cell.Spec{Scenario: "H4"}, "CRASH")
+		Expect(out.Result.Signal).To(Equal("SIGSEGV"))
+		Expect(out.Reason).To(ContainSubstring("SIGSEGV"))
+	})
+
+	DescribeTable("H5 refuses a bad GO_FAILPOINTS before any child starts, with the reason",
+		func(env, reason string) {
+			set, err := failpoints.Parse(env)
+			Expect(err).To(MatchError(ContainSubstring(reason)))
+			Expect(set).To(BeNil())
+			_, err = cell.Run(context.Background(), suitekit.Bin, cell.Spec{Scenario: "C1", Policy: "merged",
+				Failpoints: failpoints.Set{{Name: "logjam/no-such-point", Terms: "return(1)"}}}, suitekit.Profile)
+			Expect(err).To(MatchError(ContainSubstring("unknown failpoint")))
+		},
+		Entry("H5 malformed entry", "logjam/probe", "malformed GO_FAILPOINTS entry"),
+		Entry("H5 unknown point", "logjam/nope=return(1)", "unknown failpoint"),
+		Entry("H5 malformed terms", "logjam/probe=retrun(1)", "malformed terms"),
+		Entry("H5 a term that does not fit the point", `logjam/stream-write-interrupt=return("sideways")`, "one of"),
+	)
+
+	It("H5 the child refuses an unknown failpoint itself with exit 2 and one line", func() {
+		cmd := exec.Command(suitekit.Bin, "-scenario", "C1")
+		cmd.Env = append(cmd.Environ(), "GO_FAILPOINTS=logjam/nope=return(1)")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		Expect(errors.As(err, &ee)).To(BeTrue())
+		Expect(ee.ExitCode()).To(Equal(2))
+		Expect(strings.Count(strings.TrimSpace(string(out)), "\n")).To(Equal(0), "one line: %s", out)
+		Expect(string(out)).To(ContainSubstring("unknown failpoint"))
+	})
+
+	It("H6 kills a grandchild that holds stdout open, at the deadline, and returns within the grace period", func(ctx SpecContext) {
+		deadline := 2 * time.Second
+		out := suitekit.Check(ctx, cell.Spec{Scenario: "H6", Deadline: deadline}, "HANG")
+		m := regexp.MustCompile(`grandchild (\d+)`).FindSubmatch(out.Result.Stdout)
+		Expect(m).NotTo(BeNil(), "the child names its grandchild")
+		grandchild, _ := strconv.Atoi(string(m[1]))
+		Expect(gone(grandchild)).To(BeTrue(), "the grandchild is still alive")
+		Expect(gone(-out.Result.Pid)).To(BeTrue())
+		scaled := time.Duration(float64(deadline) * suitekit.Profile.TimeoutScale)
+		grace := max(time.Duration(float64(suitekit.Profile.GraceFloor)*suitekit.Profile.TimeoutScale), scaled/20)
+		Expect(out.Result.Duration).To(BeNumerically("<", scaled+grace+5*time.Second))
+	})
+})
+
+var _ = Describe("simrt", Label("harness"), func() {
+	DescribeTable("refuses bad input with one line and exit status 2, running nothing",
+		func(want string, args ...string) {
+			cmd := exec.Command(suitekit.Bin, args...)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			Expect(errors.As(err, &ee)).To(BeTrue(), "exit status: %v, output %s", err, out)
+			Expect(ee.ExitCode()).To(Equal(2))
+			Expect(strings.TrimSpace(string(out))).NotTo(ContainSubstring("\n"))
+			Expect(string(out)).To(ContainSubstring(want))
+			Expect(string(out)).NotTo(ContainSubstring("done"))
+		},
+		Entry("an unknown scenario", "unknown scenario", "-scenario", "Z9"),
+		Entry("an unknown policy", "unknown policy", "-scenario", "D1", "-policy", "nope"),
+		Entry("an unknown platform", "unknown platform", "-scenario", "D1", "-platform", "windows"),
+		Entry("an unknown Python version", "unknown Python version", "-scenario", "D1", "-python", "2.7"),
+		Entry("an unknown flag", "flag provided but not defined", "-scenario", "D1", "-frobnicate"),
+		Entry("no scenario", "-scenario is required"),
+	)
+})

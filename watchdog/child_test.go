@@ -1,0 +1,245 @@
+package watchdog
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childEnv makes the test binary, re-executed, play one child behaviour
+// instead of running the tests: no extra build is needed.
+const childEnv = "WATCHDOG_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if behaviour := os.Getenv(childEnv); behaviour != "" {
+		os.Exit(runChild(behaviour))
+	}
+	// Orphaned grandchildren come to this process instead of init, so the
+	// tests can reap them and then see their process group gone (init in a
+	// container does not always reap).
+	if err := becomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "watchdog tests: cannot become a subreaper: %v\n", err)
+	}
+	os.Exit(m.Run())
+}
+
+// childTelemetry writes JSON lines on fd 3 when the watchdog opened it.
+type childTelemetry struct {
+	mu    sync.Mutex
+	f     *os.File
+	start time.Time
+}
+
+func openChildTelemetry() *childTelemetry {
+	tel := &childTelemetry{start: time.Now()}
+	if f := os.NewFile(3, "telemetry"); f != nil {
+		if _, err := f.Stat(); err == nil {
+			tel.f = f
+		}
+	}
+	return tel
+}
+
+func (c *childTelemetry) emit(kind string, fields map[string]any) {
+	m := map[string]any{"ev": kind, "t": float64(time.Since(c.start).Microseconds()) / 1000, "wall_ns": time.Now().UnixNano()}
+	for k, v := range fields {
+		m[k] = v
+	}
+	line, _ := json.Marshal(m)
+	c.writeLine(string(line))
+}
+
+func (c *childTelemetry) writeLine(line string) {
+	if c.f == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, _ = c.f.WriteString(line + "\n")
+}
+
+// runChild plays one behaviour and returns the exit status.
+func runChild(behaviour string) int {
+	tel := openChildTelemetry()
+	switch behaviour {
+	case "noop":
+		return 0
+	case "complete":
+		fmt.Println("working")
+		fmt.Println("done")
+		return 0
+	case "nomarker":
+		fmt.Println("almost done") // "done" inside a longer line is not the marker
+		return 0
+	case "exit3":
+		fmt.Println("partial output")
+		fmt.Fprintln(os.Stderr, "boom: something failed")
+		return 3
+	case "segv":
+		return childSegv()
+	case "deadlock":
+		return childDeadlock(tel)
+	case "stubborn":
+		// Ignores SIGQUIT and never dumps: only SIGKILL ends it.
+		signal.Ignore(syscall.SIGQUIT)
+		tel.emit(KindMark, map[string]any{"name": "ready"})
+		hangForever()
+	case "sleeper":
+		time.Sleep(600 * time.Second)
+		return 0
+	case "grandchild-hang", "grandchild-exit", "grandchild-escape":
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		sleeper := exec.Command(exe)
+		sleeper.Env = append(os.Environ(), childEnv+"=sleeper")
+		sleeper.Stdout, sleeper.Stderr = os.Stdout, os.Stderr // holds the watchdog's pipes open
+		if behaviour == "grandchild-escape" {
+			sleeper.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // leaves the watchdog's group
+		}
+		if err := sleeper.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		tel.emit(KindMark, map[string]any{"name": "grandchild", "pid": sleeper.Process.Pid})
+		if behaviour == "grandchild-hang" {
+			hangForever()
+		}
+		fmt.Println("done")
+		return 0
+	case "malformed":
+		tel.writeLine("not json")
+		tel.writeLine(`{"ev":"mark","name":"first","t":1.5}`)
+		tel.writeLine(`{"no_ev":true}`)
+		tel.writeLine("")
+		tel.writeLine(`[1,2,3]`)
+		tel.writeLine(`{"ev":"mark","name":"last"}`)
+		fmt.Println("done")
+		return 0
+	case "fd4":
+		f := os.NewFile(4, "extra")
+		if _, err := f.WriteString("hello on fd 4\n"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println("done")
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "unknown child behaviour %q\n", behaviour)
+	return 2
+}
+
+// hangForever blocks while a ticker keeps the runtime from declaring "all
+// goroutines are asleep".
+func hangForever() {
+	tick := time.NewTicker(50 * time.Millisecond)
+	for range tick.C {
+	}
+}
+
+// childDeadlock deadlocks two goroutines on two mutexes, in a way the Go
+// runtime cannot detect (a ticker stays alive), reports the cycle as it forms,
+// and answers SIGQUIT with a dump, then keeps hanging.
+func childDeadlock(tel *childTelemetry) int {
+	go hangForever()
+	var m1, m2 sync.Mutex
+	quit := make(chan os.Signal, 1)
+	signal.Notify(quit, syscall.SIGQUIT)
+	go func() {
+		for range quit {
+			stacks := make([]byte, 1<<20)
+			stacks = stacks[:runtime.Stack(stacks, true)]
+			tel.emit(KindDump, map[string]any{
+				"locks": []map[string]any{
+					{"lock": "m1", "owner": "main", "waiters": []string{"worker"}},
+					{"lock": "m2", "owner": "worker", "waiters": []string{"main"}},
+				},
+				"stacks": string(stacks),
+			})
+		}
+	}()
+	mainHolds, workerHolds := make(chan struct{}), make(chan struct{})
+	go func() {
+		m2.Lock()
+		close(workerHolds)
+		<-mainHolds
+		m1.Lock() // waits for main
+	}()
+	m1.Lock()
+	close(mainHolds)
+	<-workerHolds
+	tel.emit(KindCycle, map[string]any{
+		"text":  "main holds m1 and waits for m2; worker holds m2 and waits for m1",
+		"edges": []map[string]string{{"from": "main", "to": "worker", "lock": "m2"}, {"from": "worker", "to": "main", "lock": "m1"}},
+	})
+	fmt.Println("about to wait for m2")
+	m2.Lock() // the second wait: the cycle is closed
+	fmt.Println("done")
+	return 0
+}
+
+// childSegv dies by a real SIGSEGV, as a C program would: Go's own handler
+// would turn it into exit status 2.
+func childSegv() int {
+	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{}) // no core file in the package directory
+	if err := resetSignalToDefault(syscall.SIGSEGV); err != nil {
+		fmt.Fprintf(os.Stderr, "cannot reset SIGSEGV: %v\n", err)
+		return 1
+	}
+	fmt.Println("about to die by SIGSEGV")
+	_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
+	time.Sleep(5 * time.Second)
+	fmt.Fprintln(os.Stderr, "still alive after SIGSEGV")
+	return 1
+}
+
+// childCmd returns a command that runs the test binary as the given child.
+func childCmd(t testing.TB, behaviour string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	// A race-enabled binary sleeps a second at exit by default.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), childEnv+"="+behaviour, "GORACE="+gorace)
+	return cmd
+}
+
+// markPid returns the "pid" of the first mark event with the given name.
+func markPid(t testing.TB, events []Event, name string) int {
+	t.Helper()
+	for _, ev := range events {
+		if ev.Ev != KindMark {
+			continue
+		}
+		var mark struct {
+			Name string `json:"name"`
+			Pid  int    `json:"pid"`
+		}
+		if err := ev.Decode(&mark); err == nil && mark.Name == name {
+			return mark.Pid
+		}
+	}
+	t.Fatalf("no mark %q in telemetry: %s", name, kinds(events))
+	return 0
+}
+
+func kinds(events []Event) string {
+	var names []string
+	for _, ev := range events {
+		names = append(names, ev.Ev)
+	}
+	return strings.Join(names, ",")
+}

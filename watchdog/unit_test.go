@@ -1,0 +1,140 @@
+package watchdog
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseEvent(t *testing.T) {
+	cases := []struct {
+		line   string
+		ok     bool
+		kind   string
+		tValue float64
+	}{
+		{`{"ev":"cycle","t":12.5,"text":"a waits for b"}`, true, KindCycle, 12.5},
+		{`{"ev":"dump"}`, true, KindDump, 0},
+		{`{"ev":"lockwait","t":3}` + "\r", true, "lockwait", 3},
+		{"   ", false, "", 0},
+		{`not json`, true, KindMalformed, 0},
+		{`{"ev":""}`, true, KindMalformed, 0},
+		{`{"ev":7}`, true, KindMalformed, 0},
+		{`{"t":1}`, true, KindMalformed, 0},
+		{`{"ev":"mark","t":"soon"}`, true, KindMalformed, 0},
+		{`["ev","mark"]`, true, KindMalformed, 0},
+		{`null`, true, KindMalformed, 0},
+		{`{"ev":"mark"} trailing`, true, KindMalformed, 0},
+		{"\xff\xfe", true, KindMalformed, 0},
+	}
+	for _, c := range cases {
+		ev, ok := parseEvent([]byte(c.line))
+		if ok != c.ok || ev.Ev != c.kind || ev.T != c.tValue {
+			t.Errorf("%q: got (%q, t=%v, %v), want (%q, t=%v, %v)", c.line, ev.Ev, ev.T, ok, c.kind, c.tValue, c.ok)
+		}
+		if ok && !json.Valid(ev.Raw) {
+			t.Errorf("%q: Raw %q is not valid JSON", c.line, ev.Raw)
+		}
+	}
+}
+
+func TestReadTelemetrySurvivesAnOverlongLine(t *testing.T) {
+	input := `{"ev":"mark","name":"before"}` + "\n" +
+		`{"ev":"dump","junk":"` + strings.Repeat("x", maxEventBytes) + `"}` + "\n" +
+		`{"ev":"mark","name":"after"}` + "\n" +
+		`{"ev":"mark","name":"unterminated"}`
+	var got []Event
+	readTelemetry(strings.NewReader(input), func(ev Event) { got = append(got, ev) })
+	if k := kinds(got); k != "mark,malformed,mark,mark" {
+		t.Fatalf("events %s", k)
+	}
+	if len(got[1].Raw) > 2*malformedKeepBytes {
+		t.Errorf("kept %d bytes of an over-long line", len(got[1].Raw))
+	}
+	var mark struct{ Name string }
+	if err := got[3].Decode(&mark); err != nil || mark.Name != "unterminated" {
+		t.Errorf("last event %+v, %v", mark, err)
+	}
+	if got[1].Decode(&mark) == nil {
+		t.Error("decoding a malformed event succeeded")
+	}
+}
+
+func TestMarkerScanner(t *testing.T) {
+	cases := []struct {
+		writes []string
+		seen   bool
+	}{
+		{[]string{"done\n"}, true},
+		{[]string{"work\nde", "fault\ndo", "ne\r\n"}, true},
+		{[]string{"work\n  done  "}, true},
+		{[]string{"almost done\n"}, false},
+		{[]string{"done-ish\n", "undone\n"}, false},
+		{[]string{strings.Repeat(" ", 1000) + "done\n"}, false},
+		{[]string{""}, false},
+	}
+	for _, c := range cases {
+		m := newMarkerScanner("done")
+		for _, w := range c.writes {
+			m.write([]byte(w))
+		}
+		m.endLine()
+		if m.seen != c.seen {
+			t.Errorf("%q: seen %v, want %v", c.writes, m.seen, c.seen)
+		}
+	}
+}
+
+func TestGrace(t *testing.T) {
+	cases := []struct {
+		cfg  Config
+		want time.Duration
+	}{
+		{Config{Deadline: 10 * time.Second}, 2 * time.Second},
+		{Config{Deadline: 10 * time.Second, Scale: 3}, 6 * time.Second},
+		{Config{Deadline: 10 * time.Minute}, 30 * time.Second},
+		{Config{Deadline: time.Second, GraceFloor: 100 * time.Millisecond, Scale: 0.5}, 50 * time.Millisecond},
+		{Config{Deadline: time.Second, Scale: -1}, 2 * time.Second},
+	}
+	for _, c := range cases {
+		if got := c.cfg.Grace(); got != c.want {
+			t.Errorf("%+v: grace %s, want %s", c.cfg, got, c.want)
+		}
+	}
+}
+
+func TestRenderCommand(t *testing.T) {
+	base := []string{"HOME=/root", "PATH=/bin", "LANG=C"}
+	cmd := exec.Command("/bin/prog", "-run", "it's", "a b", "-x=^$")
+	if got, want := renderCommand(cmd, base), `/bin/prog -run 'it'\''s' 'a b' '-x=^$'`; got != want {
+		t.Errorf("no env: %s, want %s", got, want)
+	}
+	cmd.Env = append(append([]string{}, base...), "GO_FAILPOINTS=sim/slow=sleep(100)", "PATH=/bin", "EMPTY=")
+	if got, want := renderCommand(cmd, base), `GO_FAILPOINTS='sim/slow=sleep(100)' EMPTY='' /bin/prog -run 'it'\''s' 'a b' '-x=^$'`; got != want {
+		t.Errorf("added env: %s, want %s", got, want)
+	}
+	cmd.Env = []string{"HOME=/root", "PATH=/usr/bin", "PATH=/opt/bin", "weird-name=1"}
+	cmd.Dir = "/tmp/a dir"
+	if got, want := renderCommand(cmd, base), `cd '/tmp/a dir' && env -u LANG PATH=/opt/bin weird-name=1 /bin/prog -run 'it'\''s' 'a b' '-x=^$'`; got != want {
+		t.Errorf("changed env: %s, want %s", got, want)
+	}
+}
+
+func TestSummaryShowsTheTail(t *testing.T) {
+	var out strings.Builder
+	for i := range 30 {
+		out.WriteString(strings.Repeat("x", i) + "\n")
+	}
+	res := &Result{Verdict: Failed, Reason: "exited with status 1", Stdout: []byte(out.String()), Command: "prog"}
+	s := res.Summary()
+	for _, want := range []string{"FAILED: exited with status 1", "stdout (last 20 of 30 lines)", "stderr: not captured", "rerun: prog"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "| "+strings.Repeat("x", 9)+"\n") {
+		t.Errorf("summary shows an early line:\n%s", s)
+	}
+}
