@@ -9,7 +9,7 @@ import (
 	"io"
 )
 
-// Telemetry event kinds the watchdog acts on. Every other kind is passed
+// Telemetry event kinds the watchdog knows. Every other kind is passed
 // through untouched.
 const (
 	// KindCycle: the child saw a wait-for cycle form. Fields: "text" (a
