@@ -82,8 +82,7 @@ func openFD2(g *Graph, tel *Telemetry) (*FD2, error) {
 		}
 	}
 	f.room = &PipeRoom{kind: f.Kind}
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err == nil {
+	if p, err := newWakePipe(); err == nil {
 		f.wake = p
 	}
 	return f, nil

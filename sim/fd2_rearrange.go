@@ -1,0 +1,47 @@
+package sim
+
+import (
+	"golang.org/x/sys/unix"
+)
+
+// Rearranged re-reads fd 2 after the process pointed it somewhere else
+// (dup2 of a capture pipe onto fd 2, or the saved fd put back): the old
+// non-blocking twin is closed (it is an open description of the old fd 2,
+// and would keep a capture pipe's write end alive), the kind is detected
+// again and a new twin is opened on the new fd 2. Call it while no thread
+// is writing to fd 2.
+func (f *FD2) Rearranged() error {
+	var st unix.Stat_t
+	if err := unix.Fstat(2, &st); err != nil {
+		return err
+	}
+	kind := FDOther
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFIFO:
+		kind = FDPipe
+	case unix.S_IFREG:
+		kind = FDFile
+	case unix.S_IFCHR:
+		if isTTY(2) {
+			kind = FDTTY
+		}
+	}
+	_ = unix.SetNonblock(2, false)
+	old := f.probe
+	f.probe = -1
+	if old >= 0 {
+		_ = unix.Close(old)
+	}
+	if kind == FDPipe || kind == FDTTY {
+		fd, err := unix.Open("/proc/self/fd/2", unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		if err == nil {
+			f.probe = fd
+		}
+	}
+	f.g.mu.Lock()
+	f.Kind = kind
+	f.room.kind = kind
+	f.g.mu.Unlock()
+	f.tel.Emit("fd2", map[string]any{"kind": string(kind)})
+	return nil
+}
