@@ -68,11 +68,9 @@ func ValidateTerm(name, terms string) error {
 	if !ok {
 		return fmt.Errorf("unknown failpoint %q (known: %s)", name, Names())
 	}
-	var probe failpoint.Failpoints
-	if err := probe.Enable(name, terms); err != nil {
+	if err := parseWithFailpoint(name, terms); err != nil {
 		return fmt.Errorf("malformed terms %q for failpoint %s: %v (accepted: %s)", terms, name, err, p.Terms)
 	}
-	_ = probe.Disable(name)
 	for _, term := range strings.Split(terms, "->") {
 		m := termRE.FindStringSubmatch(term)
 		if m == nil {
@@ -122,4 +120,21 @@ func (p Point) checkAction(act, val string) error {
 		}
 	}
 	return fmt.Errorf("action %q does not fit this point", act)
+}
+
+// parseWithFailpoint runs pingcap/failpoint's own parser on a private
+// registry. That parser panics on some malformed values (`return(abc)`
+// slices past the end of its input), so a panic is a malformed term too:
+// the child, whose init parses GO_FAILPOINTS the same way, would crash.
+func parseWithFailpoint(name, terms string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("pingcap/failpoint's parser panics on it: %v", r)
+		}
+	}()
+	var probe failpoint.Failpoints
+	if err := probe.Enable(name, terms); err != nil {
+		return err
+	}
+	return probe.Disable(name)
 }
