@@ -54,7 +54,7 @@ func TestFallbackAfterARefusedWriteIsNotMisrouted(t *testing.T) {
 }
 
 func TestEscapedLinesMatchTheirRawBytes(t *testing.T) {
-	events := []watchdog.Event{line(1, "E id '\xff\xff'\n", true), captured(`E id '\xff\xff'`+"\n")}
+	events := []watchdog.Event{line(1, "E id '\xff\xff'\n", true), captured(`E id '\xff\xff'` + "\n")}
 	if j := Judge(Contract{Replaced: true}, events, nil); j.Verdict != OK {
 		t.Fatalf("got %s %+v", j.Verdict, j.Evidence)
 	}
