@@ -83,16 +83,14 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if err := spec.Failpoints.Validate(); err != nil {
 		return nil, err
 	}
-	fd2, err := os.CreateTemp("", "logjam-fd2-*")
+	fd2, err := arrangeFD2(prog.Contract.FD2)
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(fd2.Name())
-	defer fd2.Close()
 
 	cmd := exec.Command(bin, spec.Args()...)
 	cmd.Env = childEnv(spec.Failpoints)
-	cmd.Stderr = fd2
+	cmd.Stderr = fd2.child
 	deadline := prof.Deadline
 	if spec.Deadline > 0 {
 		deadline = spec.Deadline
@@ -106,16 +104,21 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		Scale:      prof.TimeoutScale,
 		GraceFloor: prof.GraceFloor,
 		Mode:       mode,
+		OnEvent:    fd2.onEvent,
 	})
 	if err != nil {
+		fd2.abandon()
 		return nil, err
 	}
-	fd2Bytes, _ := os.ReadFile(fd2.Name())
+	fd2Bytes, fd2Err := fd2.collect()
 	out := &Outcome{
 		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
 		Variant: spec.Variant, Backend: spec.Backend,
 		Ms: res.Duration.Milliseconds(), Reason: res.Reason, Command: res.Command,
 		Result: res, FD2: fd2Bytes,
+	}
+	if fd2Err != nil {
+		out.Reason += "; " + fd2Err.Error()
 	}
 	if res.Cycle != nil {
 		var c struct {

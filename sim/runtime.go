@@ -36,6 +36,9 @@ type Options struct {
 	Platform Platform
 	Python   Version
 	Policy   string
+	// NoTelemetry leaves fd 3 alone (benchmarks in a process whose fd 3 is
+	// not a telemetry pipe).
+	NoTelemetry bool
 }
 
 // Runtime is the native runtime hosted by the interpreter: logger, binding
@@ -59,7 +62,10 @@ type Runtime struct {
 // New builds the runtime of one child process. The main thread holds the GIL.
 func New(opts Options) (*Runtime, error) {
 	start := time.Now()
-	tel := OpenTelemetry(start)
+	tel := &Telemetry{start: start}
+	if !opts.NoTelemetry {
+		tel = OpenTelemetry(start)
+	}
 	in := newInterp(tel, opts.Platform, opts.Python)
 	fd2, err := openFD2(in.G, tel)
 	if err != nil {

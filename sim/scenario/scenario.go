@@ -35,7 +35,18 @@ type FD2 string
 // The fd-2 arrangements a parent makes.
 const (
 	FD2File FD2 = "file" // a temporary file, read after the run
+	// FD2ParentPipe: a real pipe of one page (F_SETPIPE_SZ 4096) whose
+	// read end the parent drains with a pipes.Reader.
+	FD2ParentPipe FD2 = "pipe"
+	// FD2PTY: the slave of a new pty (raw output); the parent reads the
+	// master with a pipes.Reader, as a terminal would.
+	FD2PTY FD2 = "pty"
 )
+
+// MarkFD2Pause is the telemetry mark ("mark", name MarkFD2Pause, "ms") on
+// which the parent's reader of fd 2 (FD2ParentPipe, FD2PTY) stops reading
+// for ms milliseconds, then reads on.
+const MarkFD2Pause = "fd2-pause"
 
 // Contract is what a scenario requires of any policy: how it ends, how the
 // parent arranges fd 2, and what the ledger checks.

@@ -1,0 +1,121 @@
+package cell
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"logjam/pipes"
+	"logjam/sim/scenario"
+	"logjam/watchdog"
+)
+
+// ParentPipeSize is the capacity of the pipe a parent puts on the child's
+// fd 2 (FD2ParentPipe): one page, as SCENARIOS.md's pipe rows require.
+const ParentPipeSize = 4096
+
+// drainTimeout bounds the wait for the parent-side reader to reach EOF
+// after the child's group is gone (the bytes are already in the kernel).
+const drainTimeout = 5 * time.Second
+
+// fd2Arrangement is the parent's end of the child's fd 2: a temporary file
+// read after the run, or a pipe / pty drained by a pipes.Reader that the
+// child's MarkFD2Pause marks pause.
+type fd2Arrangement struct {
+	child  *os.File // the child's fd 2; the parent closes its copy after the run
+	file   *os.File // FD2File
+	parent *os.File // the pipe's read end or the pty master
+	reader *pipes.Reader
+
+	mu     sync.Mutex
+	timers []*time.Timer
+	done   bool
+}
+
+func arrangeFD2(kind scenario.FD2) (*fd2Arrangement, error) {
+	a := &fd2Arrangement{}
+	switch kind {
+	case scenario.FD2File, "":
+		f, err := os.CreateTemp("", "logjam-fd2-*")
+		if err != nil {
+			return nil, err
+		}
+		a.file, a.child = f, f
+	case scenario.FD2ParentPipe:
+		p, err := pipes.New(ParentPipeSize)
+		if err != nil {
+			return nil, fmt.Errorf("fd 2 as a parent-drained pipe: %w", err)
+		}
+		a.child, a.parent = p.W, p.R
+		a.reader = pipes.NewReader(p.R, pipes.ReaderOptions{})
+	case scenario.FD2PTY:
+		master, slave, err := pipes.OpenPTY()
+		if err != nil {
+			return nil, fmt.Errorf("fd 2 as a pty: %w", err)
+		}
+		a.child, a.parent = slave, master
+		a.reader = pipes.NewReader(master, pipes.ReaderOptions{})
+	default:
+		return nil, fmt.Errorf("unknown fd-2 arrangement %q", kind)
+	}
+	return a, nil
+}
+
+// onEvent reacts to the child's marks; it never blocks (a pause is a
+// Stall now and a timer for the Resume).
+func (a *fd2Arrangement) onEvent(ev watchdog.Event) {
+	if a.reader == nil || ev.Ev != watchdog.KindMark {
+		return
+	}
+	var m struct {
+		Name string `json:"name"`
+		Ms   int64  `json:"ms"`
+	}
+	if json.Unmarshal(ev.Raw, &m) != nil || m.Name != scenario.MarkFD2Pause {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done {
+		return
+	}
+	a.reader.Stall()
+	a.timers = append(a.timers, time.AfterFunc(time.Duration(m.Ms)*time.Millisecond, a.reader.Resume))
+}
+
+// collect runs after the child's group is gone: it stops the pause timers,
+// lets the reader read everything left to EOF, and returns the fd-2 bytes.
+// Nothing of the arrangement is left open.
+func (a *fd2Arrangement) collect() ([]byte, error) {
+	a.mu.Lock()
+	a.done = true
+	for _, t := range a.timers {
+		t.Stop()
+	}
+	a.mu.Unlock()
+	if a.file != nil {
+		defer os.Remove(a.file.Name())
+		defer a.file.Close()
+		return os.ReadFile(a.file.Name())
+	}
+	// The parent's copy of the child's end is the last writer (the pty's
+	// last slave): closing it gives the reader EOF after the queued bytes.
+	_ = a.child.Close()
+	a.reader.Resume()
+	err := a.reader.Wait(drainTimeout)
+	if err != nil {
+		a.reader.Stop()
+	}
+	b := a.reader.Bytes()
+	_ = a.parent.Close()
+	if err != nil && !errors.Is(err, pipes.ErrStopped) {
+		return b, fmt.Errorf("reading fd 2 to EOF: %w", err)
+	}
+	return b, nil
+}
+
+// abandon closes everything when the child never ran.
+func (a *fd2Arrangement) abandon() { _, _ = a.collect() }

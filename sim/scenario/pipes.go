@@ -1,0 +1,124 @@
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"logjam/ledger"
+	"logjam/sim"
+)
+
+// The pipes-and-terminals family (SCENARIOS.md, rows P1-P6). The in-child
+// arrangements (a capture pipe with a forwarder) are made by the program
+// itself, so `simrt -scenario P1 -policy fd2` reproduces the cell by hand;
+// the parent-side ones (a pipe or a pty the parent reads, and its pauses)
+// are the contract's FD2 and the MarkFD2Pause marks.
+func init() {
+	register(&Program{ID: "P1", Slug: "jupyter-outstream-forwarder-16KiB", Family: "pipes",
+		Summary: "Jupyter: sys.stderr an OutStream, fd 2 a one-page pipe drained by a forwarder that needs the GIL; one call logs 16 KiB",
+		// The OutStream is where a notebook shows stderr: every line must reach it.
+		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
+		Run:      func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.IPyKernel) }})
+	register(&Program{ID: "P2", Slug: "wurlitzer-original-stderr-forwarder-16KiB", Family: "pipes",
+		Summary: "wurlitzer: original sys.stderr, fd 2 a one-page pipe drained by a forwarder that needs the GIL; one call logs 16 KiB",
+		Run:     func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.Wurlitzer) }})
+	register(&Program{ID: "P3", Slug: "busy-terminal-pauses-300ms", Family: "pipes",
+		Summary:  "fd 2 a pty whose reader pauses 300 ms at the start of a call that logs 48 KiB; lines arrive complete and in order",
+		Contract: Contract{FD2: FD2PTY},
+		Run:      busyTerminal})
+	register(&Program{ID: "P4", Slug: "macos-poll-reports-room-not-there", Family: "pipes",
+		Summary: "P2 on the macos profile: fd 2 a one-page pipe with a forwarder; poll reports room that is not there (run with -platform macos)",
+		Run:     func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.Wurlitzer) }})
+	register(&Program{ID: "P5", Slug: "parent-stalls-300ms-then-call-aborts", Family: "pipes",
+		Summary:  "fd 2 a one-page pipe the parent stops reading for 300 ms at the start of the call; 20 lines (one per 25 ms) later the call aborts, no fatal line",
+		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe},
+		Run:      stallThenAbort})
+	register(&Program{ID: "P6", Slug: "destructor-logs-16KiB-outside-call", Family: "pipes",
+		Summary:  "Jupyter: outside any call, a destructor logs 16 KiB with the GIL held; fd 2 a one-page pipe with a forwarder",
+		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
+		Run:      destructorLogs})
+}
+
+// 128 lines of 128 bytes: 16 KiB, four times the capture pipe.
+const (
+	sixteenKiBLines = 128
+	lineMsg128      = 73 // message bytes of a 128-byte line
+)
+
+// captureFD2 sets up the in-process capture of style: for ipykernel,
+// sys.stderr becomes the OutStream and the forwarder writes to it; for
+// wurlitzer, sys.stderr is left alone and the forwarder writes to a sink.
+func captureFD2(e *Env, style sim.ForwarderStyle) *sim.FD2Capture {
+	in := e.RT.In
+	var sink *sim.MemStream
+	if style == sim.IPyKernel {
+		sink = sim.NewMemStream("OutStream")
+		in.SetStderr(sink)
+	} else {
+		sink = sim.NewMemStream("wurlitzer sink")
+		in.RegisterMemStream(sink)
+	}
+	c, err := e.RT.CaptureFD2(style, sink)
+	must(err)
+	return c
+}
+
+// capturedFD2Call (P1, P2, P4):
+//
+//	with capture():               # ipykernel's or wurlitzer's
+//	    module.execute()          # the delegate logs 16 KiB
+//	print("done")
+func capturedFD2Call(e *Env, style sim.ForwarderStyle) *sim.PyErr {
+	c := captureFD2(e, style)
+	be := e.RT.NewBackend("xnnpack")
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		return be.ExecuteLogging(e.Main, sim.Info, sixteenKiBLines, lineMsg128)
+	})
+	must(c.Close(e.Main))
+	return nil
+}
+
+// destructorLogs (P6): a destructor runs outside any binding call, holding
+// the GIL, and logs 16 KiB.
+func destructorLogs(e *Env) *sim.PyErr {
+	c := captureFD2(e, sim.IPyKernel)
+	for i := 0; i < sixteenKiBLines; i++ {
+		e.RT.Log(e.Main, sim.Info, "module.cpp", 58, "%s", sim.Filler(i, lineMsg128))
+	}
+	must(c.Close(e.Main))
+	return nil
+}
+
+// pauseFD2 asks the parent to stop reading fd 2 for d (a no-op when the
+// child runs by hand).
+func pauseFD2(e *Env, d time.Duration) {
+	e.RT.Tel.Emit("mark", map[string]any{"name": MarkFD2Pause, "ms": d.Milliseconds()})
+}
+
+// busyTerminal (P3): 240 lines of 200 bytes (48 KiB: more than the pty
+// holds, less than the keep cap), logged while the terminal pauses.
+func busyTerminal(e *Env) *sim.PyErr {
+	be := e.RT.NewBackend("xnnpack")
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		pauseFD2(e, 300*time.Millisecond)
+		return be.ExecuteLogging(e.Main, sim.Info, 240, 145)
+	})
+	return nil
+}
+
+// stallThenAbort (P5): 20 lines of 230 bytes (more than the one-page pipe
+// holds), one per 25 ms of delegate work with the GIL held, then the
+// delegate aborts with no fatal line: whatever the sink kept is gone.
+func stallThenAbort(e *Env) *sim.PyErr {
+	rt := e.RT
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		pauseFD2(e, 300*time.Millisecond)
+		for i := 0; i < 20; i++ {
+			rt.Log(e.Main, sim.Info, "xnnpack_backend.cpp", 211, "%s", sim.Filler(i, 175))
+			time.Sleep(25 * time.Millisecond) // the delegate's work between lines
+		}
+		rt.Abort(fmt.Sprintf("delegate aborted after %d lines", 20))
+		return nil
+	})
+	return nil
+}

@@ -1,0 +1,12 @@
+package pipes_test
+
+import (
+	"testing"
+
+	"logjam/suites/suitekit"
+)
+
+var _ = suitekit.Family("pipes")
+var _ = suitekit.BuildChild()
+
+func TestPipes(t *testing.T) { suitekit.RunSuite(t, "pipes") }

@@ -1,0 +1,93 @@
+package pipes_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sort"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"logjam/cell"
+	"logjam/suites/suitekit"
+)
+
+// cells of one scenario across the six policies, in SCENARIOS.md's order.
+func cells(id, platform string, verdicts ...string) []TableEntry {
+	var es []TableEntry
+	for i, p := range []string{"pystderr", "fd2", "buffered", "adaptive", "merged", "logjam"} {
+		es = append(es, suitekit.Cell(cell.Spec{Scenario: id, Policy: p, Platform: platform}, verdicts[i]))
+	}
+	return es
+}
+
+var _ = Describe("fd 2 as a pipe or a terminal", func() {
+	BeforeEach(func() {
+		if runtime.GOOS != "linux" {
+			Skip("the pipes family needs Linux: one-page pipes (F_SETPIPE_SZ), POLLOUT per page slot, /proc/self/fd and /dev/ptmx")
+		}
+	})
+
+	DescribeTable("never blocks a GIL holder on a pipe only a GIL waiter drains, and loses no line",
+		func(ctx SpecContext, spec cell.Spec, expected string) {
+			out := suitekit.Check(ctx, spec, expected)
+			if expected == "HANG" && spec.Policy == "fd2" && (spec.Scenario == "P1" || spec.Scenario == "P2") {
+				By("naming the cycle: the GIL holder waits for room on the pipe; the forwarder that drains it waits for the GIL")
+				Expect(out.Cycle).To(And(
+					MatchRegexp(`thread MainThread holds the GIL and .* waits for room on fd 2 \(a pipe\) \(drained by \w+ forwarder\)`),
+					MatchRegexp(`thread \w+ forwarder holds nothing and waits for the GIL \(held by MainThread\)`)))
+			}
+			if spec.Scenario == "P3" && out.Observed == "OK" {
+				By("finding fd 2's lines complete and in the order they were logged")
+				Expect(outOfOrder(out)).To(BeEmpty())
+			}
+		},
+		append(append(append(append(append(
+			cells("P1", "", "OK", "HANG", "OK", "OK", "OK", "OK"),
+			cells("P2", "", "OK", "HANG", "OK", "OK", "OK", "OK")...),
+			cells("P3", "", "OK", "OK", "OK", "OK", "OK", "OK")...),
+			cells("P4", "macos", "OK", "HANG", "OK", "HANG", "OK", "OK")...),
+			cells("P5", "", "OK", "OK", "LOST", "LOST", "LOST", "OK")...),
+			cells("P6", "", "OK", "HANG", "HANG", "HANG", "HANG", "OK")...),
+	)
+})
+
+// outOfOrder checks the order rule the ledger does not have yet: the first
+// occurrence in fd 2 of each line of one thread comes after the first
+// occurrence of every line that thread logged before it (lines fd 2 never
+// got are the ledger's business, repeats after a fallback are allowed).
+func outOfOrder(out *cell.Outcome) []string {
+	type line struct {
+		Seq    int    `json:"seq"`
+		Thread string `json:"thread"`
+		B      []byte `json:"b"`
+	}
+	byThread := map[string][]line{}
+	for _, ev := range out.Result.Events {
+		if ev.Ev != "line" {
+			continue
+		}
+		var l line
+		if json.Unmarshal(ev.Raw, &l) == nil {
+			byThread[l.Thread] = append(byThread[l.Thread], l)
+		}
+	}
+	var bad []string
+	for th, ls := range byThread {
+		sort.Slice(ls, func(i, j int) bool { return ls[i].Seq < ls[j].Seq })
+		last, lastSeq := -1, 0
+		for _, l := range ls {
+			at := bytes.Index(out.FD2, l.B)
+			if at < 0 {
+				continue
+			}
+			if at < last && len(bad) < 5 {
+				bad = append(bad, fmt.Sprintf("%s: line #%d at byte %d, before #%d at byte %d", th, l.Seq, at, lastSeq, last))
+			}
+			last, lastSeq = at, l.Seq
+		}
+	}
+	return bad
+}
