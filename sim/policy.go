@@ -58,7 +58,6 @@ type callState struct {
 	direct  bool // lines go straight to fd 2
 	stalled bool // direct was turned off by a full pipe, not a replaced sys.stderr
 	kept    keep.Buffer
-	seqs    []int // sequence numbers of kept lines, for the routing record
 }
 
 // kit holds the pieces every policy is built from; each exists once.
@@ -133,7 +132,6 @@ func (k *kit) pythonWrite(t *Thread, text string) *PyErr {
 
 func (k *kit) keep(t *Thread, l Line, why string) {
 	t.call.kept.Add(l.Bytes)
-	t.call.seqs = append(t.call.seqs, l.Seq)
 	k.rt.Route(t, l, "kept", why)
 }
 
@@ -156,7 +154,6 @@ func (tk taken) bytes() []byte {
 
 func (k *kit) take(t *Thread) taken {
 	note, lines := t.call.kept.Take()
-	t.call.seqs = t.call.seqs[:0]
 	return taken{note: note, lines: lines}
 }
 
