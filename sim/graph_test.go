@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A graph with n threads and a channel of the cycles it reports. Threads
+// left deadlocked by a test stay blocked in this process: that is the point
+// (the detector only reports), and they hold nothing the next test uses.
+func testGraph(names ...string) (*Graph, []*Thread, chan Cycle) {
+	in := newInterp(nil, Linux, Version{3, 12, 0})
+	cycles := make(chan Cycle, 8)
+	in.G.onCycle = func(c Cycle) { cycles <- c }
+	var ts []*Thread
+	for _, n := range names {
+		ts = append(ts, in.newThread(n, false, false))
+	}
+	return in.G, ts, cycles
+}
+
+func waitCycle(t *testing.T, cycles chan Cycle) Cycle {
+	t.Helper()
+	select {
+	case c := <-cycles:
+		return c
+	case <-time.After(10 * time.Second): // a bound on a missing report, not a timing claim
+		t.Fatal("no cycle was reported")
+	}
+	return Cycle{}
+}
+
+func TestTwoThreadsInOppositeOrderFormANamedCycle(t *testing.T) {
+	g, ts, cycles := testGraph("A", "B")
+	x, y := g.NewLock("lock X"), g.NewLock("lock Y")
+	a, b := ts[0], ts[1]
+	x.Acquire(a)
+	y.Acquire(b)
+	go x.Acquire(b)
+	go y.Acquire(a)
+	c := waitCycle(t, cycles)
+	for _, want := range []string{"thread A holds lock X and waits for lock Y (held by B)", "thread B holds lock Y and waits for lock X (held by A)"} {
+		if !strings.Contains(c.Text, want) {
+			t.Errorf("cycle %q does not say %q", c.Text, want)
+		}
+	}
+}
+
+func TestAThreadWaitingForItsOwnLockIsASelfCycle(t *testing.T) {
+	g, ts, cycles := testGraph("A")
+	l := g.NewLock("_initialization_lock")
+	l.Acquire(ts[0])
+	go l.Acquire(ts[0])
+	c := waitCycle(t, cycles)
+	if !strings.Contains(c.Text, "thread A holds _initialization_lock and waits for _initialization_lock, which it holds itself") {
+		t.Errorf("got %q", c.Text)
+	}
+}
+
+// A handoff to a queued waiter must not look like that waiter waiting for
+// a lock it holds (the first version of the graph reported exactly that).
+func TestHandoffIsNotASelfCycle(t *testing.T) {
+	g, ts, cycles := testGraph("A", "B", "C")
+	l := g.NewLock("the GIL")
+	a, b, c := ts[0], ts[1], ts[2]
+	l.Acquire(a)
+	done := make(chan struct{})
+	go func() { l.Acquire(b); l.Release(b); close(done) }()
+	go func() { l.Acquire(c); l.Release(c) }()
+	g.WaitUntil(func() bool { return len(l.waiters) == 2 })
+	l.Release(a)
+	<-done
+	g.WaitUntil(func() bool { return l.owner == nil })
+	select {
+	case cy := <-cycles:
+		t.Fatalf("false cycle: %s", cy.Text)
+	default:
+	}
+}
+
+func TestOwnershipPassesInArrivalOrder(t *testing.T) {
+	g, ts, _ := testGraph("A", "B", "C")
+	l := g.NewLock("the GIL")
+	l.Acquire(ts[0])
+	order := make(chan string, 2)
+	for _, th := range ts[1:] {
+		go func() { l.Acquire(th); order <- th.Name; l.Release(th) }()
+		g.WaitUntil(func() bool { return len(l.waiters) > 0 && l.waiters[len(l.waiters)-1] == th })
+	}
+	l.Release(ts[0])
+	if first, second := <-order, <-order; first != "B" || second != "C" {
+		t.Fatalf("handoff order %s, %s; want B, C", first, second)
+	}
+}
+
+// Room on a pipe drained by a thread is held by that thread: a writer with
+// the GIL blocked on room, and the drainer waiting for the GIL, is a cycle.
+func TestPipeRoomClosesACycleThroughItsDrainer(t *testing.T) {
+	g, ts, cycles := testGraph("MainThread", "forwarder")
+	gil := g.NewLock("the GIL")
+	main, fwd := ts[0], ts[1]
+	room := &PipeRoom{kind: FDPipe, drainer: fwd}
+	gil.Acquire(main)
+	go g.waitOn(main, room, func() { select {} })
+	go gil.Acquire(fwd)
+	c := waitCycle(t, cycles)
+	if !strings.Contains(c.Text, "waits for room on fd 2 (a pipe) (drained by forwarder)") {
+		t.Errorf("got %q", c.Text)
+	}
+}
+
+// An event has no holder: waiting for it never closes a cycle.
+func TestEventsNeverCloseACycle(t *testing.T) {
+	g, ts, cycles := testGraph("A")
+	e := &Event{name: "never set", ch: make(chan struct{})}
+	go g.waitOn(ts[0], e, func() { <-e.ch })
+	g.WaitUntil(func() bool { return ts[0].waiting != nil })
+	select {
+	case cy := <-cycles:
+		t.Fatalf("false cycle: %s", cy.Text)
+	default:
+	}
+}
