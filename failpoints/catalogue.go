@@ -48,6 +48,8 @@ const (
 	StreamWriteOSError   = "logjam/stream-write-oserror"
 	StreamWriteInterrupt = "logjam/stream-write-interrupt"
 	DirectWriteDelay     = "logjam/direct-write-delay"
+	LazyBeforeLock       = "logjam/lazy-before-lock"
+	LazySwitch           = "logjam/lazy-switch"
 )
 
 // Catalogue lists every point, sorted by name.
@@ -60,6 +62,8 @@ var Catalogue = sortPoints([]Point{
 	{Name: StreamWriteOSError, Kind: KindFlag, Does: "an in-memory sys.stderr's write raises OSError and writes nothing", Terms: "return, return(true), N*return, off"},
 	{Name: StreamWriteInterrupt, Kind: KindChoice, Choices: []string{"before", "half"}, Does: "an in-memory sys.stderr's write raises KeyboardInterrupt before writing, or after writing half its text", Terms: `return("before"), return("half"), N*return("before"), off`},
 	{Name: DirectWriteDelay, Kind: KindInt, Does: "each direct (C stdio) write to fd 2 sleeps this many ms first, holding the stdio lock (a slow terminal)", Terms: "return(ms), off"},
+	{Name: LazyBeforeLock, Kind: KindHook, Does: "runs in _lazy_call after the fast-path checks found the backend neither initialized nor initializing on this thread, before _initialization_lock is taken (the L3 race barrier)", Terms: "sleep(ms), off; in-process: a hook"},
+	{Name: LazySwitch, Kind: KindHook, Does: "runs wherever the lazy-init code could switch threads; a hook may hand the GIL over there (the contention check)", Terms: "sleep(ms), off; in-process: a hook"},
 })
 
 func sortPoints(ps []Point) []Point {

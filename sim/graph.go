@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -210,7 +211,9 @@ func (l *Lock) Acquire(t *Thread) {
 	l.waiters = append(l.waiters, t)
 	t.waiting = l
 	g.changedLocked()
-	for l.owner != t {
+	// A thread that owns the lock and asks again waits for itself, forever,
+	// as a non-reentrant lock does: it stays among the waiters.
+	for l.owner != t || slices.Contains(l.waiters, t) {
 		g.cond.Wait()
 	}
 	t.waiting = nil

@@ -51,8 +51,14 @@ func TestAThreadWaitingForItsOwnLockIsASelfCycle(t *testing.T) {
 	g, ts, cycles := testGraph("A")
 	l := g.NewLock("_initialization_lock")
 	l.Acquire(ts[0])
-	go l.Acquire(ts[0])
+	returned := make(chan struct{})
+	go func() { l.Acquire(ts[0]); close(returned) }()
 	c := waitCycle(t, cycles)
+	select {
+	case <-returned:
+		t.Fatal("a second Acquire by the owner returned: a non-reentrant lock must wait for itself")
+	case <-time.After(50 * time.Millisecond): // a window for a wrong return, not a timing claim
+	}
 	if !strings.Contains(c.Text, "thread A holds _initialization_lock and waits for _initialization_lock, which it holds itself") {
 		t.Errorf("got %q", c.Text)
 	}

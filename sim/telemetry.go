@@ -3,8 +3,11 @@ package sim
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Telemetry writes JSON lines to fd 3 when the parent opened it. It never
@@ -15,15 +18,26 @@ type Telemetry struct {
 	start time.Time
 }
 
-// OpenTelemetry returns a writer on fd 3, or a writer that discards when fd 3
-// is not open (the child run by hand).
+// OpenTelemetry returns a writer on the descriptor the watchdog names in
+// WATCHDOG_TELEMETRY_FD or, run by hand, on fd 3 when it is open for
+// writing (`simrt ... 3>telemetry.jsonl`); otherwise a writer that discards.
+// An open fd 3 alone is not enough: the Go runtime opens its cgroup CPU
+// files, read-only, on the lowest free descriptors.
 func OpenTelemetry(start time.Time) *Telemetry {
 	t := &Telemetry{start: start}
-	if f := os.NewFile(3, "telemetry"); f != nil {
-		if _, err := f.Stat(); err == nil {
-			t.f = f
+	fd := 3
+	if s := os.Getenv("WATCHDOG_TELEMETRY_FD"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return t
 		}
+		fd = n
 	}
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil || fl&unix.O_ACCMODE == unix.O_RDONLY {
+		return t
+	}
+	t.f = os.NewFile(uintptr(fd), "telemetry")
 	return t
 }
 

@@ -16,8 +16,11 @@
 // started). The watchdog passes every event through (Result.Events,
 // Config.OnEvent) and acts on three kinds: KindCycle ("text", "edges"),
 // KindDump (the reply to SIGQUIT) and KindMark ("name"). A line that is not
-// such an object is kept as a KindMalformed event. A child must also run
-// without fd 3 (rerun by hand): it should check that fd 3 is open.
+// such an object is kept as a KindMalformed event. Run also sets
+// TelemetryFDEnv (WATCHDOG_TELEMETRY_FD=3) in the child's environment: an
+// open fd 3 alone proves nothing, since a Go 1.25+ runtime opens its cgroup
+// CPU files on the lowest free descriptors when nothing was passed. A child
+// must also run without it (rerun by hand).
 //
 // # Verdicts
 //
@@ -85,6 +88,10 @@ const (
 	NoMarker    Verdict = "NOMARKER"
 	Completed   Verdict = "COMPLETED"
 )
+
+// TelemetryFDEnv names the environment variable through which Run tells
+// the child which descriptor is the telemetry pipe.
+const TelemetryFDEnv = "WATCHDOG_TELEMETRY_FD"
 
 // Defaults for the zero values of Config.
 const (
@@ -564,6 +571,10 @@ func plumb(cmd *exec.Cmd, marker string, grace time.Duration) (*plumbing, error)
 		cmd.Stderr = p.stderr.child
 	}
 	cmd.ExtraFiles = append([]*os.File{p.telemetryChild}, cmd.ExtraFiles...)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, TelemetryFDEnv+"=3")
 
 	attr := &syscall.SysProcAttr{}
 	if cmd.SysProcAttr != nil {

@@ -1,0 +1,484 @@
+// Package lazyinit models the lazy device initialization of torch.cuda,
+// torch.xpu and torch.mtia (shared/design/FACTS.md, "The lazy-initialization
+// deadlock"): one queue-or-run state machine, shared by three backends that
+// each get their own non-reentrant `_initialization_lock`, `_initialized`
+// flag, thread-local `_tls.is_initializing` mark, queued calls and seed
+// tracker, with the four `_lazy_call` variants of SCENARIOS.md ("Matrix: lazy
+// device initialization").
+//
+// The code being modelled is Python (torch/<backend>/__init__.py), so every
+// method runs on a *sim.Thread that holds the GIL, and `with
+// _initialization_lock:` is threading.Lock.acquire as CPython does it: a
+// non-blocking attempt with the GIL held, and only if that fails the GIL is
+// released around the blocking wait and retaken afterwards
+// (Modules/_threadmodule.c acquire_timed). A thread that waits for the lock it
+// already holds therefore waits without the GIL, and the wait-for graph shows
+// the bare self-wait, not the GIL.
+//
+// What the model leaves out: bad-fork checks, `_is_compiled`, the traceback
+// kept with each queued call, and DeferredCudaCallError (no callback raises).
+// Native initialization (torch._C._cuda_init) always succeeds. The GIL is
+// never taken away from a thread by the switch interval on its own: the
+// places where CPython could switch threads are hook points (PointSwitch)
+// that a test uses to hand the GIL over.
+package lazyinit
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"logjam/failpoints"
+	"logjam/sim"
+)
+
+// Backend is a device family with its own lazy-init state.
+type Backend string
+
+// The backends. XPU and MTIA kept the old shape of the CUDA code; the model
+// gives all three the same state machine (the seed: similar structure, no
+// runtime deadlock established for XPU or MTIA).
+const (
+	CUDA Backend = "cuda"
+	XPU  Backend = "xpu"
+	MTIA Backend = "mtia"
+)
+
+// Backends lists the accepted backends.
+var Backends = []Backend{CUDA, XPU, MTIA}
+
+// Variant is one version of `_lazy_call`.
+type Variant string
+
+// The variants of SCENARIOS.md.
+const (
+	// Old: queue-or-run entirely under the non-reentrant lock.
+	Old Variant = "old"
+	// InitFast: runs the callback outside the lock when initialized,
+	// otherwise the old body under the lock.
+	InitFast Variant = "initfast"
+	// NoRace: InitFast, plus run at once when this thread is draining the
+	// queue; otherwise queue under the lock without re-checking.
+	NoRace Variant = "norace"
+	// Fixed: fast paths (initialized, or this thread initializing), then
+	// under the lock only run_now := initialized, else queue; the callback
+	// runs after the lock is released (PyTorch #182948).
+	Fixed Variant = "fixed"
+)
+
+// Variants lists the accepted variants.
+var Variants = []Variant{Old, InitFast, NoRace, Fixed}
+
+// ParseBackend validates a -backend value.
+func ParseBackend(s string) (Backend, error) {
+	for _, b := range Backends {
+		if string(b) == s {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("unknown backend %q (accepted: %s)", s, join(Backends))
+}
+
+// ParseVariant validates a -variant value.
+func ParseVariant(s string) (Variant, error) {
+	for _, v := range Variants {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("unknown variant %q (accepted: %s)", s, join(Variants))
+}
+
+func join[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Kind is how `_lazy_call` was asked to queue a callback.
+type Kind int
+
+// The kinds: `_lazy_call(cb)`, `_lazy_call(cb, seed=True)` (manual_seed) and
+// `_lazy_call(cb, seed_all=True)` (manual_seed_all).
+const (
+	Plain Kind = iota
+	Seed
+	SeedAll
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Seed:
+		return "seed"
+	case SeedAll:
+		return "seed_all"
+	}
+	return "plain"
+}
+
+// Callback is one callable handed to `_lazy_call`. Its ID is unique in the
+// process (backend and sequence number); each run is reported as telemetry
+// {"ev":"callback","id":...}, which the ledger counts.
+type Callback struct {
+	ID   string
+	Name string
+	fn   func(t *sim.Thread)
+}
+
+// Machine is one backend's module state (torch/<backend>/__init__.py).
+type Machine struct {
+	Backend Backend
+	Variant Variant
+	// Lock is `_initialization_lock`: a sim Lock, so every wait for it is
+	// an edge of the wait-for graph.
+	Lock *sim.Lock
+
+	tel *sim.Telemetry
+
+	initialized atomic.Bool   // `_initialized`
+	initDone    chan struct{} // closed when `_initialized` becomes true
+	tls         sync.Map      // *sim.Thread -> struct{}: `_tls.is_initializing`
+	native      atomic.Bool   // torch._C._<backend>_init() has run
+	seq         atomic.Int64
+	generator   atomic.Int64 // the default generator's state (a seed)
+	selfWaits   atomic.Int64
+
+	// Guarded by Lock (the modelled lock): only a thread that owns
+	// `_initialization_lock` touches them, and the sim Lock's handoff
+	// (under the graph mutex) orders those threads for the race detector.
+	queue     []*Callback // `_queued_calls`
+	seedCB    *Callback   // `_lazy_seed_tracker.manual_seed_cb`
+	seedAllCB *Callback   // `_lazy_seed_tracker.manual_seed_all_cb`
+	callOrder []*Callback // `_lazy_seed_tracker.call_order`
+
+	stats stats
+}
+
+// New builds a fresh module state for backend b with variant v. Its lock is
+// named "<backend> _initialization_lock" in the graph g. tel may be nil (no
+// telemetry, as in an in-process test).
+func New(g *sim.Graph, tel *sim.Telemetry, b Backend, v Variant) *Machine {
+	return &Machine{
+		Backend:  b,
+		Variant:  v,
+		Lock:     g.NewLock(string(b) + " _initialization_lock"),
+		tel:      tel,
+		initDone: make(chan struct{}),
+		stats:    stats{runs: map[string]int{}, superseded: map[string]bool{}},
+	}
+}
+
+func (m *Machine) emit(ev string, fields map[string]any) {
+	if m.tel == nil {
+		return
+	}
+	fields["backend"] = string(m.Backend)
+	m.tel.Emit(ev, fields)
+}
+
+// NewCallback wraps fn as a callable with a process-unique id.
+func (m *Machine) NewCallback(name string, fn func(t *sim.Thread)) *Callback {
+	return &Callback{ID: fmt.Sprintf("%s#%d", m.Backend, m.seq.Add(1)), Name: name, fn: fn}
+}
+
+// IsInitialized is is_initialized(): `_initialized` (no bad fork here).
+func (m *Machine) IsInitialized() bool { return m.initialized.Load() }
+
+// InitDone is closed once `_initialized` is true: for barriers that must be
+// bounded (a select with a timeout); Graph.WaitUntil can read
+// IsInitialized instead, since the flag is set while the lock is held and
+// the lock's release wakes every WaitUntil.
+func (m *Machine) InitDone() <-chan struct{} { return m.initDone }
+
+// Initializing reports `getattr(_tls, "is_initializing", False)` for t.
+func (m *Machine) Initializing(t *sim.Thread) bool {
+	_, ok := m.tls.Load(t)
+	return ok
+}
+
+// Where names a point in the lazy-init code, for PointSwitch hooks.
+type Where string
+
+// The places where CPython could switch threads that the model exposes.
+const (
+	CallEntry   Where = "lazy_call:entry"
+	CallChecked Where = "lazy_call:checked"  // fast paths not taken, before the lock
+	CallLocked  Where = "lazy_call:locked"   // holding the lock, before deciding
+	CallAfter   Where = "lazy_call:released" // fixed: lock released, before run_now
+	InitEntry   Where = "lazy_init:entry"
+	InitChecked Where = "lazy_init:checked" // not initialized, before the lock
+	InitNative  Where = "lazy_init:native"  // native init done, before the mark
+	InitDrain   Where = "lazy_init:drain"   // before each queued call
+	InitDrained Where = "lazy_init:drained" // drain done, before `_initialized = True`
+)
+
+func (m *Machine) sw(t *sim.Thread, w Where) { failpoints.Hit(PointSwitch, m, t, w) }
+
+// acquire is the entry of `with _initialization_lock:`.
+func (m *Machine) acquire(t *sim.Thread) {
+	if m.Lock.TryAcquire(t) {
+		return
+	}
+	self := m.Lock.HeldBy(t) // only t can change that answer
+	gil := t.HoldsGIL()
+	if gil {
+		t.ReleaseGIL()
+	}
+	if self {
+		m.selfWaits.Add(1)
+	}
+	// threading.Lock is not reentrant: for a self-wait this never returns.
+	m.Lock.Acquire(t)
+	if gil {
+		t.AcquireGIL()
+	}
+}
+
+// SelfWaits counts threads that waited for `_initialization_lock` while
+// holding it (each waits forever).
+func (m *Machine) SelfWaits() int { return int(m.selfWaits.Load()) }
+
+func (m *Machine) release(t *sim.Thread) { m.Lock.Release(t) }
+
+// LazyCall is `_lazy_call(cb, seed=..., seed_all=...)` in the machine's
+// variant. Runs on t holding the GIL.
+func (m *Machine) LazyCall(t *sim.Thread, cb *Callback, kind Kind) {
+	m.stats.submitted(cb)
+	m.sw(t, CallEntry)
+	switch m.Variant {
+	case Old:
+		// with _initialization_lock:
+		//     if is_initialized(): callable()
+		//     else: queue
+		m.beforeLock(t)
+		m.acquire(t)
+		m.sw(t, CallLocked)
+		if m.IsInitialized() {
+			m.run(t, cb, PathUnderLock)
+		} else {
+			m.queueLocked(t, cb, kind)
+		}
+		m.release(t)
+	case InitFast:
+		if m.IsInitialized() {
+			m.run(t, cb, PathInitialized)
+			return
+		}
+		m.beforeLock(t)
+		m.acquire(t)
+		m.sw(t, CallLocked)
+		if m.IsInitialized() {
+			m.run(t, cb, PathUnderLock)
+		} else {
+			m.queueLocked(t, cb, kind)
+		}
+		m.release(t)
+	case NoRace:
+		if m.IsInitialized() || m.Initializing(t) {
+			m.run(t, cb, m.fastWhy(t))
+			return
+		}
+		m.beforeLock(t)
+		m.acquire(t)
+		m.sw(t, CallLocked)
+		m.queueLocked(t, cb, kind) // no re-check: the race the fix closes
+		m.release(t)
+	case Fixed:
+		if m.IsInitialized() || m.Initializing(t) {
+			m.run(t, cb, m.fastWhy(t))
+			return
+		}
+		m.beforeLock(t)
+		m.acquire(t)
+		m.sw(t, CallLocked)
+		runNow := m.IsInitialized()
+		if !runNow {
+			m.queueLocked(t, cb, kind)
+		}
+		m.release(t)
+		m.sw(t, CallAfter)
+		if runNow {
+			m.run(t, cb, PathRunNow)
+		}
+	default:
+		panic("lazyinit: unknown variant " + string(m.Variant))
+	}
+}
+
+func (m *Machine) fastWhy(t *sim.Thread) string {
+	if m.IsInitialized() {
+		return PathInitialized
+	}
+	return PathInitializing
+}
+
+// beforeLock is the window the fix's run_now covers: the fast-path checks
+// said "not initialized, not initializing" and the lock is not taken yet.
+func (m *Machine) beforeLock(t *sim.Thread) {
+	m.sw(t, CallChecked)
+	failpoints.Hit(PointBeforeLock, m, t)
+}
+
+// queueLocked appends cb to `_queued_calls` or to the seed tracker; the
+// caller owns the lock.
+func (m *Machine) queueLocked(t *sim.Thread, cb *Callback, kind Kind) {
+	switch kind {
+	case Seed:
+		if m.seedCB != nil {
+			m.stats.supersede(m.seedCB)
+		}
+		m.seedCB = cb
+		m.callOrder = []*Callback{m.seedAllCB, m.seedCB}
+	case SeedAll:
+		if m.seedAllCB != nil {
+			m.stats.supersede(m.seedAllCB)
+		}
+		m.seedAllCB = cb
+		m.callOrder = []*Callback{m.seedCB, m.seedAllCB}
+	default:
+		m.queue = append(m.queue, cb)
+	}
+	m.stats.queued.Add(1)
+	m.emit("lazy-queue", map[string]any{"id": cb.ID, "name": cb.Name, "kind": kind.String(), "thread": t.Name,
+		"initialized": m.IsInitialized()})
+}
+
+// run calls cb on t (holding the GIL) and reports the run.
+func (m *Machine) run(t *sim.Thread, cb *Callback, why string) {
+	m.stats.ran(cb, why)
+	m.emit("callback", map[string]any{"id": cb.ID, "name": cb.Name, "thread": t.Name, "variant": string(m.Variant), "path": why})
+	if cb.fn != nil {
+		cb.fn(t)
+	}
+}
+
+// LazyInit is `_lazy_init()` (the same in every variant):
+//
+//	if is_initialized() or hasattr(_tls, "is_initializing"): return
+//	with _initialization_lock:
+//	    if is_initialized(): return          # the double-check
+//	    torch._C._<backend>_init()
+//	    _tls.is_initializing = True
+//	    _queued_calls.extend(seed tracker calls)
+//	    try: for cb in _queued_calls: cb()  # a list: appends during the loop run too
+//	    finally: del _tls.is_initializing
+//	    _initialized = True
+func (m *Machine) LazyInit(t *sim.Thread) {
+	m.sw(t, InitEntry)
+	if m.IsInitialized() || m.Initializing(t) {
+		return
+	}
+	m.sw(t, InitChecked)
+	m.acquire(t)
+	if m.IsInitialized() {
+		m.release(t)
+		return
+	}
+	m.native.Store(true)
+	m.emit("native-init", map[string]any{"call": "torch._C._" + string(m.Backend) + "_init", "thread": t.Name})
+	m.sw(t, InitNative)
+	m.tls.Store(t, struct{}{})
+	for _, cb := range m.callOrder {
+		if cb != nil {
+			m.queue = append(m.queue, cb)
+		}
+	}
+	for i := 0; i < len(m.queue); i++ {
+		m.sw(t, InitDrain)
+		m.run(t, m.queue[i], PathDrained)
+	}
+	m.tls.Delete(t)
+	m.sw(t, InitDrained)
+	m.initialized.Store(true)
+	close(m.initDone)
+	m.emit("initialized", map[string]any{"thread": t.Name, "drained": len(m.queue)})
+	m.release(t)
+}
+
+// Init is torch.<backend>.init().
+func (m *Machine) Init(t *sim.Thread) { m.LazyInit(t) }
+
+// The paths by which a callback runs (telemetry "path", Stats.Paths).
+const (
+	PathUnderLock    = "under the lock"                // old and initfast, initialized: the deadlock's shape
+	PathInitialized  = "initialized fast path"         // outside the lock
+	PathInitializing = "initializing-thread fast path" // the draining thread re-entering
+	PathRunNow       = "run_now after the lock"        // fixed: initialization won the race
+	PathDrained      = "drained by _lazy_init"         // queued, run by the drain
+)
+
+// Stats is what ran: for tests and for the programs' printout.
+type Stats struct {
+	Submitted  int // callbacks handed to _lazy_call
+	Queued     int // of those, queued (not run at once)
+	Ran        int // distinct callbacks that ran
+	Runs       int // runs in all (a callback run twice counts twice)
+	Superseded int // seed callbacks replaced by a later one before the drain
+	Twice      []string
+	Lost       []string       // submitted, never ran, not superseded
+	Paths      map[string]int // runs by the path that ran them (PathRunNow, ...)
+}
+
+type stats struct {
+	mu         sync.Mutex
+	order      []string
+	runs       map[string]int
+	paths      map[string]int
+	superseded map[string]bool
+	queued     atomic.Int64
+}
+
+func (s *stats) submitted(cb *Callback) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.runs[cb.ID]; !ok {
+		s.runs[cb.ID] = 0
+		s.order = append(s.order, cb.ID)
+	}
+}
+
+func (s *stats) ran(cb *Callback, path string) {
+	s.mu.Lock()
+	s.runs[cb.ID]++
+	if s.paths == nil {
+		s.paths = map[string]int{}
+	}
+	s.paths[path]++
+	s.mu.Unlock()
+}
+
+func (s *stats) supersede(cb *Callback) {
+	s.mu.Lock()
+	s.superseded[cb.ID] = true
+	s.mu.Unlock()
+}
+
+// Stats returns the callbacks' bookkeeping so far.
+func (m *Machine) Stats() Stats {
+	s := &m.stats
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Stats{Submitted: len(s.order), Queued: int(s.queued.Load()), Paths: map[string]int{}}
+	for p, n := range s.paths {
+		st.Paths[p] = n
+	}
+	for _, id := range s.order {
+		n := s.runs[id]
+		st.Runs += n
+		switch {
+		case n > 1:
+			st.Twice = append(st.Twice, id)
+			st.Ran++
+		case n == 1:
+			st.Ran++
+		case s.superseded[id]:
+			st.Superseded++
+		default:
+			st.Lost = append(st.Lost, id)
+		}
+	}
+	return st
+}
