@@ -205,12 +205,12 @@ func printMatrix(cells []Cell, w io.Writer) int {
 		var cols, rows []string
 		grid := map[[2]string]string{}
 		for _, c := range cs {
-			col := column(c)
+			col, row := column(c), rowOf(c)
 			if !contains(cols, col) {
 				cols = append(cols, col)
 			}
-			if !contains(rows, c.ID) {
-				rows = append(rows, c.ID)
+			if !contains(rows, row) {
+				rows = append(rows, row)
 			}
 			v := c.Observed
 			if c.Observed != c.Expected {
@@ -218,20 +218,24 @@ func printMatrix(cells []Cell, w io.Writer) int {
 				bad++
 				reruns = append(reruns, c.Rerun)
 			}
-			grid[[2]string{c.ID, col}] = v
+			grid[[2]string{row, col}] = v
 		}
+		sort.SliceStable(cols, func(i, j int) bool { return rank(cols[i]) < rank(cols[j]) })
 		fmt.Fprintf(w, "\n%s (%d cells)\n", f, len(cs))
 		width := 12
 		for _, col := range cols {
-			width = max(width, len(col)+1)
+			width = max(width, len(col)+2)
 		}
-		fmt.Fprintf(w, "%-6s", "id")
+		for _, v := range grid {
+			width = max(width, len(v)+2)
+		}
+		fmt.Fprintf(w, "%-12s", "id")
 		for _, col := range cols {
 			fmt.Fprintf(w, "%-*s", width, col)
 		}
 		fmt.Fprintln(w)
 		for _, r := range rows {
-			fmt.Fprintf(w, "%-6s", r)
+			fmt.Fprintf(w, "%-12s", r)
 			for _, col := range cols {
 				v := grid[[2]string{r, col}]
 				if v == "" {
@@ -249,18 +253,36 @@ func printMatrix(cells []Cell, w io.Writer) int {
 	return bad
 }
 
+// column is the policy, or the lazy-init variant; rowOf is the scenario,
+// with its platform (when not linux) or its backend.
 func column(c Cell) string {
 	switch {
-	case c.Variant != "" || c.Backend != "":
-		return c.Variant + "/" + c.Backend
+	case c.Variant != "":
+		return c.Variant
 	case c.Policy != "":
-		col := c.Policy
-		if c.Platform != "" && c.Platform != "linux" {
-			col += "@" + c.Platform
-		}
-		return col
+		return c.Policy
 	}
 	return "verdict"
+}
+
+func rowOf(c Cell) string {
+	switch {
+	case c.Backend != "":
+		return c.ID + "/" + c.Backend
+	case c.Platform != "" && c.Platform != "linux":
+		return c.ID + "@" + c.Platform
+	}
+	return c.ID
+}
+
+// rank orders columns as the seed's history does.
+func rank(col string) int {
+	for i, name := range []string{"pystderr", "fd2", "buffered", "adaptive", "merged", "logjam", "old", "initfast", "norace", "fixed"} {
+		if col == name {
+			return i
+		}
+	}
+	return 100
 }
 
 func contains(s []string, v string) bool {
