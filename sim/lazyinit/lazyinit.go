@@ -237,6 +237,23 @@ func (m *Machine) acquire(t *sim.Thread) {
 	}
 }
 
+// queueOrRunLocked is the old body of _lazy_call:
+//
+//	with _initialization_lock:
+//	    if is_initialized(): callable()
+//	    else: queue
+func (m *Machine) queueOrRunLocked(t *sim.Thread, cb *Callback, kind Kind) {
+	m.beforeLock(t)
+	m.acquire(t)
+	m.sw(t, CallLocked)
+	if m.IsInitialized() {
+		m.run(t, cb, PathUnderLock)
+	} else {
+		m.queueLocked(t, cb, kind)
+	}
+	m.release(t)
+}
+
 // SelfWaits counts threads that waited for `_initialization_lock` while
 // holding it (each waits forever).
 func (m *Machine) SelfWaits() int { return int(m.selfWaits.Load()) }
@@ -250,32 +267,13 @@ func (m *Machine) LazyCall(t *sim.Thread, cb *Callback, kind Kind) {
 	m.sw(t, CallEntry)
 	switch m.Variant {
 	case Old:
-		// with _initialization_lock:
-		//     if is_initialized(): callable()
-		//     else: queue
-		m.beforeLock(t)
-		m.acquire(t)
-		m.sw(t, CallLocked)
-		if m.IsInitialized() {
-			m.run(t, cb, PathUnderLock)
-		} else {
-			m.queueLocked(t, cb, kind)
-		}
-		m.release(t)
+		m.queueOrRunLocked(t, cb, kind)
 	case InitFast:
 		if m.IsInitialized() {
 			m.run(t, cb, PathInitialized)
 			return
 		}
-		m.beforeLock(t)
-		m.acquire(t)
-		m.sw(t, CallLocked)
-		if m.IsInitialized() {
-			m.run(t, cb, PathUnderLock)
-		} else {
-			m.queueLocked(t, cb, kind)
-		}
-		m.release(t)
+		m.queueOrRunLocked(t, cb, kind)
 	case NoRace:
 		if m.IsInitialized() || m.Initializing(t) {
 			m.run(t, cb, m.fastWhy(t))

@@ -20,6 +20,7 @@ import (
 	"logjam/cell"
 	"logjam/config"
 	"logjam/failpoints"
+	"logjam/sim"
 	"logjam/sim/scenario"
 )
 
@@ -185,4 +186,30 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
 
 func bundleName(name string) string {
 	return strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
+}
+
+// Row is one scenario's cells across the six policies: verdicts are the
+// expected ones in SCENARIOS.md's column order (pystderr, fd2, buffered,
+// adaptive, merged, logjam). spec names the scenario and, if not linux,
+// the platform.
+func Row(spec cell.Spec, verdicts ...string) []ginkgo.TableEntry {
+	if len(verdicts) != len(sim.Policies) {
+		panic(fmt.Sprintf("suitekit.Row(%s): %d verdicts for %d policies", spec.Scenario, len(verdicts), len(sim.Policies)))
+	}
+	var es []ginkgo.TableEntry
+	for i, p := range sim.Policies {
+		s := spec
+		s.Policy = p
+		es = append(es, Cell(s, verdicts[i]))
+	}
+	return es
+}
+
+// Rows joins rows into one table's entries.
+func Rows(rows ...[]ginkgo.TableEntry) []ginkgo.TableEntry {
+	var es []ginkgo.TableEntry
+	for _, r := range rows {
+		es = append(es, r...)
+	}
+	return es
 }

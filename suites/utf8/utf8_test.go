@@ -8,14 +8,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-func cells(id string, verdicts ...string) []TableEntry {
-	var es []TableEntry
-	for i, p := range []string{"pystderr", "fd2", "buffered", "adaptive", "merged", "logjam"} {
-		es = append(es, suitekit.Cell(cell.Spec{Scenario: id, Policy: p}, verdicts[i]))
-	}
-	return es
-}
-
 var _ = Describe("Invalid UTF-8 from the runtime", func() {
 	DescribeTable("is escaped, in log lines and exception text, and the call raises RuntimeError",
 		func(ctx SpecContext, spec cell.Spec, expected string) {
@@ -25,8 +17,9 @@ var _ = Describe("Invalid UTF-8 from the runtime", func() {
 				Expect(out.Ledger.Detail).To(MatchRegexp(`raised (UnicodeDecodeError: 'utf-8' codec can't decode byte(s)? 0x[0-9a-f]{2}|\w+)`))
 			}
 		},
-		append(append(cells("U1", "BADESC", "BADESC", "BADESC", "OK", "OK", "OK"),
-			cells("U2", "BADESC", "BADESC", "BADESC", "BADESC", "OK", "OK")...),
-			cells("U3", "BADESC", "BADESC", "BADESC", "OK", "OK", "OK")...),
+		suitekit.Rows(
+			suitekit.Row(cell.Spec{Scenario: "U1"}, "BADESC", "BADESC", "BADESC", "OK", "OK", "OK"),
+			suitekit.Row(cell.Spec{Scenario: "U2"}, "BADESC", "BADESC", "BADESC", "BADESC", "OK", "OK"),
+			suitekit.Row(cell.Spec{Scenario: "U3"}, "BADESC", "BADESC", "BADESC", "OK", "OK", "OK")),
 	)
 })
