@@ -107,8 +107,16 @@ func (e *Event) Set(in *Interp) {
 	}
 }
 
-// Wait blocks t until the event is set, with the GIL released.
+// Wait blocks t until the event is set, with the GIL released. A set event
+// returns at once and keeps the GIL, as threading.Event.wait does (its
+// uncontended Condition lock never drops the GIL).
 func (e *Event) Wait(t *Thread) {
+	t.in.G.mu.Lock()
+	set := e.set
+	t.in.G.mu.Unlock()
+	if set {
+		return
+	}
 	held := t.HoldsGIL()
 	if held {
 		t.ReleaseGIL()
