@@ -88,13 +88,18 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		return nil, err
 	}
 
-	cmd := exec.Command(bin, spec.Args()...)
+	args := spec.Args()
+	if prog.Contract.SigintIgnored {
+		args = append([]string{"-sigint-ignored"}, args...)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = childEnv(spec.Failpoints)
 	cmd.Stderr = fd2.child
 	deadline := prof.Deadline
 	if spec.Deadline > 0 {
 		deadline = spec.Deadline
 	}
+	sig := &signaller{}
 	mode := watchdog.Fast
 	if prof.Mode == "strict" {
 		mode = watchdog.Strict
@@ -104,7 +109,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		Scale:      prof.TimeoutScale,
 		GraceFloor: prof.GraceFloor,
 		Mode:       mode,
-		OnEvent:    fd2.onEvent,
+		OnEvent:    func(ev watchdog.Event) { fd2.onEvent(ev); sig.onEvent(ev) },
 	})
 	if err != nil {
 		fd2.abandon()

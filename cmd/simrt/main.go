@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"logjam/failpoints"
 	"logjam/sim"
@@ -38,6 +40,7 @@ func run(args []string) int {
 	variant := fs.String("variant", "", "lazy-init variant for L scenarios: old, initfast, norace, fixed")
 	backend := fs.String("backend", "", "lazy-init backend for L scenarios: cuda, xpu, mtia")
 	list := fs.Bool("list", false, "list every scenario with its parameters")
+	sigintIgnored := fs.Bool("sigint-ignored", false, "re-execute with SIGINT ignored, as a child started by `cmd &` in a non-interactive shell")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stdout)
@@ -49,6 +52,9 @@ func run(args []string) int {
 	}
 	if fs.NArg() > 0 {
 		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *sigintIgnored {
+		return reexecWithSIGINTIgnored(args)
 	}
 	if *list {
 		printList(os.Stdout)
@@ -135,4 +141,23 @@ func printList(w io.Writer) {
 	for _, fp := range failpoints.Catalogue {
 		fmt.Fprintf(w, "  %-32s %s [%s]\n", fp.Name, fp.Does, fp.Terms)
 	}
+}
+
+// reexecWithSIGINTIgnored sets SIGINT to SIG_IGN and executes simrt again
+// without the flag: the new image starts with SIGINT ignored, as the kernel
+// keeps an ignored disposition across exec.
+func reexecWithSIGINTIgnored(args []string) int {
+	self, err := os.Executable()
+	if err != nil {
+		return usageError("-sigint-ignored: %v", err)
+	}
+	var rest []string
+	for _, a := range args {
+		if a != "-sigint-ignored" && a != "--sigint-ignored" {
+			rest = append(rest, a)
+		}
+	}
+	signal.Ignore(syscall.SIGINT)
+	err = syscall.Exec(self, append([]string{os.Args[0]}, rest...), os.Environ())
+	return usageError("-sigint-ignored: exec %s: %v", self, err)
 }

@@ -43,6 +43,10 @@ const (
 	FD2PTY FD2 = "pty"
 )
 
+// MarkSIGINT is the telemetry mark on which the parent sends the child one
+// real SIGINT (kill(2) on the pid of the child's "start" event).
+const MarkSIGINT = "sigint"
+
 // MarkFD2Pause is the telemetry mark ("mark", name MarkFD2Pause, "ms") on
 // which the parent's reader of fd 2 (FD2ParentPipe, FD2PTY) stops reading
 // for ms milliseconds, then reads on.
@@ -53,6 +57,9 @@ const MarkFD2Pause = "fd2-pause"
 type Contract struct {
 	Ends Ending
 	FD2  FD2
+	// SigintIgnored: the parent starts the child with SIGINT ignored (as
+	// `cmd &` in a non-interactive shell does).
+	SigintIgnored bool
 	ledger.Contract
 }
 

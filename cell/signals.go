@@ -1,0 +1,53 @@
+package cell
+
+import (
+	"encoding/json"
+	"sync"
+	"syscall"
+
+	"logjam/sim/scenario"
+	"logjam/watchdog"
+)
+
+// signaller sends the child real signals at synchronized moments: the child
+// reports its pid in its "start" event and asks with a MarkSIGINT mark
+// (after it has set up whatever must be in flight when the signal lands).
+type signaller struct {
+	mu   sync.Mutex
+	pid  int
+	sent int
+}
+
+func (s *signaller) onEvent(ev watchdog.Event) {
+	switch ev.Ev {
+	case "start":
+		var st struct {
+			Pid int `json:"pid"`
+		}
+		if json.Unmarshal(ev.Raw, &st) == nil {
+			s.mu.Lock()
+			s.pid = st.Pid
+			s.mu.Unlock()
+		}
+	case watchdog.KindMark:
+		var m struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(ev.Raw, &m) != nil || m.Name != scenario.MarkSIGINT {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.pid > 1 {
+			_ = syscall.Kill(s.pid, syscall.SIGINT)
+			s.sent++
+		}
+	}
+}
+
+// Sent is how many SIGINTs reached kill(2).
+func (s *signaller) Sent() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent
+}
