@@ -83,7 +83,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if err := spec.Failpoints.Validate(); err != nil {
 		return nil, err
 	}
-	fd2, err := arrangeFD2(prog.Contract.FD2)
+	fd2, err := arrangeFD2(prog.Contract.FD2, prog.Contract.FD2Stalled)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ type fd2Arrangement struct {
 	done   bool
 }
 
-func arrangeFD2(kind scenario.FD2) (*fd2Arrangement, error) {
+func arrangeFD2(kind scenario.FD2, stalled bool) (*fd2Arrangement, error) {
 	a := &fd2Arrangement{}
 	switch kind {
 	case scenario.FD2File, "":
@@ -50,7 +50,7 @@ func arrangeFD2(kind scenario.FD2) (*fd2Arrangement, error) {
 			return nil, fmt.Errorf("fd 2 as a parent-drained pipe: %w", err)
 		}
 		a.child, a.parent = p.W, p.R
-		a.reader = pipes.NewReader(p.R, pipes.ReaderOptions{})
+		a.reader = pipes.NewReader(p.R, pipes.ReaderOptions{Stalled: stalled})
 	case scenario.FD2PTY:
 		master, slave, err := pipes.OpenPTY()
 		if err != nil {

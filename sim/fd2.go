@@ -123,6 +123,12 @@ func (f *FD2) write(t *Thread, b []byte, interruptible bool) (n int, interrupted
 	if f.probe < 0 {
 		return f.blockingWrite(b), false
 	}
+	if interruptible && f.wake[0] >= 0 {
+		// A SIGINT that arrived before this write is the eval loop's to
+		// handle, not this write's: CPython's write(2) is interrupted only
+		// by a signal that lands while it blocks.
+		f.drainWake()
+	}
 	for n < len(b) {
 		m, err := unix.Write(f.probe, b[n:])
 		if m > 0 {

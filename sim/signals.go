@@ -73,6 +73,7 @@ func (s *Signals) Install(kind HandlerKind) {
 		signal.Notify(ch, syscall.SIGINT)
 		go func() {
 			for range ch {
+				s.in.Tel.Emit("signal", map[string]any{"signal": "SIGINT"})
 				s.trip()
 			}
 		}()

@@ -57,6 +57,10 @@ const MarkFD2Pause = "fd2-pause"
 type Contract struct {
 	Ends Ending
 	FD2  FD2
+	// FD2Stalled: the parent's reader of an FD2ParentPipe starts stalled;
+	// the child's first MarkFD2Pause mark then only schedules the resume.
+	// The stall is exact: no byte slips through before it.
+	FD2Stalled bool
 	// SigintIgnored: the parent starts the child with SIGINT ignored (as
 	// `cmd &` in a non-interactive shell does).
 	SigintIgnored bool

@@ -1,0 +1,165 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"logjam/failpoints"
+	"logjam/ledger"
+	"logjam/sim"
+)
+
+// The signals family (SCENARIOS.md, rows I1-I6): a Ctrl-C during a call
+// must reach the caller once, after the call's lines, whatever the write
+// it lands in. A real SIGINT comes from the parent on a MarkSIGINT mark;
+// the program marks at the moment the scenario names (inside the call, or
+// once a write is seen blocked in the wait-for graph) and never guesses a
+// delay for the signal itself.
+func init() {
+	register(&Program{ID: "I1", Slug: "sigint-during-call", Family: "signals",
+		Summary: "a real SIGINT during a call that logs 3 lines before it and 2 after; KeyboardInterrupt reaches the caller after the call's lines " +
+			"(the parent sends the SIGINT on the mark; by hand, without telemetry, the child sends it to itself)",
+		Contract: Contract{Contract: ledger.Contract{Interrupts: 1}},
+		Run:      sigintDuringCall})
+	register(&Program{ID: "I2", Slug: "sigint-on-write-blocked-by-parent-pipe", Family: "signals",
+		Summary: "fd 2 a one-page pipe the parent stops reading; one call logs 6 KiB; a SIGINT when a write blocks on it (main thread); reading resumes 200 ms after the SIGINT " +
+			"(needs the parent: its pipe, its pauses and the SIGINT)",
+		Contract: Contract{FD2: FD2ParentPipe, FD2Stalled: true, Contract: ledger.Contract{Interrupts: 1}},
+		Run:      sigintOnBlockedWrite})
+	register(&Program{ID: "I3", Slug: "captured-write-interrupted-before-writing", Family: "signals",
+		Summary:  "captured; the stream's write raises KeyboardInterrupt before writing, once (stream-write-interrupt=1*return(\"before\")); one call logs 5 lines",
+		Contract: Contract{Contract: ledger.Contract{Replaced: true, Interrupts: 1}},
+		Run:      func(e *Env) *sim.PyErr { return interruptedCapture(e, "before") }})
+	register(&Program{ID: "I4", Slug: "captured-write-interrupted-after-half", Family: "signals",
+		Summary:  "as I3, but the write raises after writing half its text, once (stream-write-interrupt=1*return(\"half\"))",
+		Contract: Contract{Contract: ledger.Contract{Replaced: true, Interrupts: 1}},
+		Run:      func(e *Env) *sim.PyErr { return interruptedCapture(e, "half") }})
+	register(&Program{ID: "I5", Slug: "captured-write-interrupted-sigint-ignored", Family: "signals",
+		Summary: "as I3 in a child started with SIGINT ignored (Python installs no handler; PyErr_SetInterrupt does nothing) " +
+			"(by hand: simrt -sigint-ignored -scenario I5 ...)",
+		Contract: Contract{SigintIgnored: true, Contract: ledger.Contract{Replaced: true, Interrupts: 1}},
+		Run:      sigintIgnoredCapture})
+	register(&Program{ID: "I6", Slug: "captured-write-waits-for-sigint-counting-handler", Family: "signals",
+		Summary: "captured; a counting custom SIGINT handler that raises; the stream's write waits (GIL released) until a signal; a real SIGINT when it waits; one call logs 5 lines " +
+			"(needs the parent for the SIGINT)",
+		Contract: Contract{Contract: ledger.Contract{Replaced: true, Interrupts: 1}},
+		Run:      sigintWakesWaitingStream})
+}
+
+// askSIGINT asks the parent for one real SIGINT. Run by hand with no
+// telemetry reader, nobody would answer: the child signals itself.
+func askSIGINT(e *Env) {
+	e.RT.Tel.Emit("mark", map[string]any{"name": MarkSIGINT})
+	if !e.RT.Tel.Enabled() {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}
+}
+
+// sigintWhenWaiting starts an observer (a goroutine, not a Python thread:
+// it stands where the parent would watch the child) that waits in the
+// wait-for graph until t waits for r, then asks for one SIGINT and runs
+// then (if any). It asks at most once; if t never waits for r, it never
+// asks.
+func sigintWhenWaiting(e *Env, t *sim.Thread, r sim.Resource, then func()) {
+	go func() {
+		e.RT.G.WaitUntilWaiting(t, r)
+		e.RT.Tel.Emit("observed", map[string]any{"thread": t.Name, "waits": r.ResourceName(), "then": "SIGINT"})
+		askSIGINT(e)
+		if then != nil {
+			then()
+		}
+	}()
+}
+
+// sigintDuringCall (I1):
+//
+//	try:
+//	    module.execute()   # logs 3 lines; Ctrl-C; logs 2 lines
+//	except KeyboardInterrupt:
+//	    print("caught")
+func sigintDuringCall(e *Env) *sim.PyErr {
+	rt, sig := e.RT, e.RT.In.Signals
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		for i := 0; i < 3; i++ {
+			rt.Log(e.Main, sim.Info, "xnnpack_backend.cpp", 211, "%s", sim.Filler(i, 100))
+		}
+		seen := sig.Trips()
+		askSIGINT(e)
+		// The delegate works on (holding the GIL, as the bindings do) until the
+		// bridge has seen the signal: a condition, not a guessed delay.
+		sig.WaitTrips(e.Main, seen+1)
+		for i := 3; i < 5; i++ {
+			rt.Log(e.Main, sim.Info, "xnnpack_backend.cpp", 211, "%s", sim.Filler(i, 100))
+		}
+		return nil
+	})
+	return nil
+}
+
+// sigintOnBlockedWrite (I2): the parent's reader of fd 2 starts stalled
+// (Contract.FD2Stalled, so no byte slips through); the call logs
+// 48 lines of 128 bytes (6 KiB, half again the one-page pipe); an observer
+// asks for the SIGINT as soon as the main thread is blocked on room on fd 2
+// (whichever write that is: a Python write in the call, a direct write, or
+// the flush at the outermost exit), and asks the parent to read again
+// 200 ms later.
+func sigintOnBlockedWrite(e *Env) *sim.PyErr {
+	rt := e.RT
+	sigintWhenWaiting(e, e.Main, rt.FD2.Room(), func() { pauseFD2(e, 200*time.Millisecond) })
+	be := rt.NewBackend("xnnpack")
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		return be.ExecuteLogging(e.Main, sim.Info, 48, lineMsg128)
+	})
+	return nil
+}
+
+// interruptedCapture (I3, I4):
+//
+//	sys.stderr = S()          # write raises KeyboardInterrupt once
+//	try:
+//	    module.execute()      # logs 5 lines
+//	except KeyboardInterrupt:
+//	    print("caught")
+//
+// The fault fires once: the first write raises, later writes (a fallback,
+// the script's own) succeed, as a stream that was interrupted once does.
+func interruptedCapture(e *Env, how string) *sim.PyErr {
+	e.RT.In.SetStderr(sim.NewMemStream("StringIO"))
+	must(e.FP.Enable(failpoints.StreamWriteInterrupt, fmt.Sprintf("1*return(%q)", how)))
+	be := e.RT.NewBackend("xnnpack")
+	e.call(e.Main, "execute", func() *sim.NativeError { return be.ExecuteLogging(e.Main, sim.Info, 5, 120) })
+	return nil
+}
+
+// sigintIgnoredCapture (I5): I3 where SIGINT was ignored at start. A child
+// whose SIGINT is not ignored would be I3 again: refuse it.
+func sigintIgnoredCapture(e *Env) *sim.PyErr {
+	if k := e.RT.In.Signals.Kind(); k != sim.HandlerNone {
+		panic(fmt.Sprintf("I5 needs SIGINT ignored at start (simrt -sigint-ignored), the handler is %s", k))
+	}
+	e.RT.In.Print("SIGINT handler: " + string(sim.HandlerNone))
+	return interruptedCapture(e, "before")
+}
+
+// sigintWakesWaitingStream (I6):
+//
+//	signal.signal(SIGINT, counting_handler)   # counts its runs, raises KeyboardInterrupt
+//	sys.stderr = S()                          # write waits for a signal
+//	try:
+//	    module.execute()                      # logs 5 lines
+//	except KeyboardInterrupt:
+//	    print("caught")
+//
+// The SIGINT is asked for once the main thread waits in the stream's write;
+// a policy that never writes to the stream never gets one.
+func sigintWakesWaitingStream(e *Env) *sim.PyErr {
+	in := e.RT.In
+	in.Signals.Install(sim.HandlerCounting)
+	in.SetStderr(in.NewSignalWaitStream("StringIO"))
+	sigintWhenWaiting(e, e.Main, sim.SignalArrival{}, nil)
+	be := e.RT.NewBackend("xnnpack")
+	e.call(e.Main, "execute", func() *sim.NativeError { return be.ExecuteLogging(e.Main, sim.Info, 5, 120) })
+	return nil
+}

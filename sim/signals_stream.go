@@ -1,0 +1,47 @@
+package sim
+
+// SignalWaitStream is an in-memory sys.stderr whose write, until a SIGINT
+// arrives, waits for one the way a Python-level wait does (a write method
+// that waits on a lock or an event): the GIL is released while it waits;
+// when the signal trips, the thread retakes the GIL and runs
+// PyErr_CheckSignals, and an exception the handler raises ends the write
+// before it writes anything. After that first signal, writes go through
+// as the MemStream's.
+//
+// Only the main thread's wait ends with the handler (CPython runs handlers
+// only there); on another thread the check does nothing and the text is
+// written once the signal has tripped.
+type SignalWaitStream struct {
+	*MemStream
+	in    *Interp
+	until int // the trip count that ends the wait
+}
+
+// NewSignalWaitStream returns such a stream, waiting for the next SIGINT
+// after now. It is dumped to telemetry at exit like any MemStream.
+func (in *Interp) NewSignalWaitStream(name string) *SignalWaitStream {
+	s := &SignalWaitStream{MemStream: NewMemStream(name), in: in, until: in.Signals.Trips() + 1}
+	in.RegisterMemStream(s.MemStream)
+	return s
+}
+
+// Write implements Stream.
+func (s *SignalWaitStream) Write(t *Thread, text string) *PyErr {
+	sig := s.in.Signals
+	if sig.Trips() < s.until {
+		s.in.Tel.Emit("stream-wait", map[string]any{"thread": t.Name, "stream": s.Name(), "for": "SIGINT"})
+		held := t.HoldsGIL()
+		if held {
+			t.ReleaseGIL()
+		}
+		sig.WaitTrips(t, s.until)
+		if held {
+			t.AcquireGIL()
+		}
+		if err := sig.Check(t); err != nil {
+			s.record(text, 0, err.Type)
+			return err
+		}
+	}
+	return s.MemStream.Write(t, text)
+}

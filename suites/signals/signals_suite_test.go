@@ -1,0 +1,12 @@
+package signals_test
+
+import (
+	"testing"
+
+	"logjam/suites/suitekit"
+)
+
+var _ = suitekit.Family("signals")
+var _ = suitekit.BuildChild()
+
+func TestSignals(t *testing.T) { suitekit.RunSuite(t, "signals") }
