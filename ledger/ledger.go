@@ -98,6 +98,7 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 		excs     []exception
 		st       start
 		handlers int
+		signals  int
 		cbRuns   = map[string]int{}
 	)
 	for _, ev := range events {
@@ -121,6 +122,8 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 			_ = json.Unmarshal(ev.Raw, &st)
 		case "handler":
 			handlers++
+		case "signal":
+			signals++
 		case "callback":
 			var cb struct {
 				ID string `json:"id"`
@@ -205,20 +208,33 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 		return Judgement{Lost, ev}
 	}
 
-	// LOSTINT and DOUBLEINT: each Ctrl-C reaches the caller once.
+	// LOSTINT and DOUBLEINT: each Ctrl-C reaches the caller once. A Ctrl-C
+	// the run never delivered cannot be lost: the contract's count is capped
+	// by the interrupts that happened, real SIGINTs that reached the
+	// interpreter ("signal" events) and KeyboardInterrupts a stream's write
+	// raised (a policy that never calls the stream's write never meets one).
 	if c.Interrupts > 0 {
+		delivered := signals
+		for _, cp := range caps {
+			for _, a := range cp.Attempts {
+				if a.Raised == "KeyboardInterrupt" {
+					delivered++
+				}
+			}
+		}
+		want := min(c.Interrupts, delivered)
 		kis := 0
 		for _, e := range excs {
 			if e.Type == "KeyboardInterrupt" {
 				kis++
 			}
 		}
-		if kis < c.Interrupts {
-			ev.Detail = fmt.Sprintf("%d Ctrl-C, %d KeyboardInterrupt reached the caller", c.Interrupts, kis)
+		if kis < want {
+			ev.Detail = fmt.Sprintf("%d Ctrl-C, %d KeyboardInterrupt reached the caller", want, kis)
 			return Judgement{LostInt, ev}
 		}
-		if handlers > c.Interrupts {
-			ev.Detail = fmt.Sprintf("%d Ctrl-C, the SIGINT handler ran %d times", c.Interrupts, handlers)
+		if handlers > want {
+			ev.Detail = fmt.Sprintf("%d Ctrl-C, the SIGINT handler ran %d times", want, handlers)
 			return Judgement{DoubleInt, ev}
 		}
 	}
@@ -231,7 +247,8 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 
 	// MISROUTED: with sys.stderr replaced, a line reached fd 2 although the
 	// stream never refused it, outside the documented daemon rule (Linux,
-	// Python before 3.13.8, a daemon thread).
+	// Python before 3.13.8, a daemon thread) and the fatal-path rule
+	// (FatalPathLines).
 	if c.Replaced {
 		refused := map[string]bool{}
 		for _, cp := range caps {
@@ -244,10 +261,11 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 			}
 		}
 		daemonRule := st.Platform == "linux" && versionBefore(st.Python, 3, 13, 8)
+		fatalPath := FatalPathLines(events, fd2)
 		for _, l := range lines {
 			esc := pytext.DecodeEscaped(l.B)
 			onFD2 := fdLines[string(l.B)] > 0
-			if !l.Replaced || !onFD2 || pyLines[esc] > 0 || refused[esc] || (l.Daemon && daemonRule) {
+			if !l.Replaced || !onFD2 || pyLines[esc] > 0 || refused[esc] || (l.Daemon && daemonRule) || fatalPath[l.Seq] {
 				continue
 			}
 			if len(ev.Misrouted) < 5 {
@@ -260,6 +278,99 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 		}
 	}
 	return Judgement{OK, ev}
+}
+
+// FatalPathLines is the fatal-path rule of MISROUTED (the merged fix's
+// documented rule, the seed's third review round): when a run ends in the
+// runtime's abort after a Fatal line, the lines that reached fd 2 in that
+// fatal path (the kept lines the sink wrote just before the fatal line,
+// and the fatal line itself) are not MISROUTED although sys.stderr was
+// replaced: an in-memory capture cannot outlive the abort, so fd 2 is the
+// only stream left. Lines a sink sent to fd 2 during the call, before the
+// fatal line (fd2's every-line rule), are not covered and stay MISROUTED.
+// It returns the sequence numbers of those lines.
+//
+// Observations and why they can be trusted:
+//   - the fatal line: a "line" event of level F followed by an "abort"
+//     event. The runtime emits the line's event, hands the line to the
+//     sink, then emits "abort" and raises SIGABRT, all on the logging
+//     thread; telemetry is written synchronously under one mutex, so the
+//     event order is the order of emission. (The cell has already checked
+//     that the child really died by SIGABRT after an "abort" event.)
+//   - the kept lines: the sink's "fatal-flush" event names the bytes of
+//     the kept lines it wrote in its fatal branch, which only a Fatal line
+//     reaches; it is emitted after those writes returned. It is accepted
+//     only for that fatal line (same thread, "fatal" its sequence number),
+//     only between the fatal line's event and the abort, and only for lines
+//     that thread logged before the fatal line.
+//   - fd 2 itself: each of those lines, and the fatal line, must really be
+//     on fd 2, each kept line before the fatal line's first occurrence, so
+//     telemetry alone never excuses a line.
+func FatalPathLines(events []watchdog.Event, fd2 []byte) map[int]bool {
+	type flush struct {
+		at      int
+		Thread  string   `json:"thread"`
+		Fatal   int      `json:"fatal"`
+		Written [][]byte `json:"written"`
+	}
+	var (
+		lines   []Line
+		lineAt  = map[int]int{} // seq -> index of its "line" event
+		flushes []flush
+		abortAt = -1
+	)
+	for i, ev := range events {
+		switch ev.Ev {
+		case "line":
+			var l Line
+			if json.Unmarshal(ev.Raw, &l) == nil {
+				lines = append(lines, l)
+				lineAt[l.Seq] = i
+			}
+		case "fatal-flush":
+			f := flush{at: i}
+			if json.Unmarshal(ev.Raw, &f) == nil {
+				flushes = append(flushes, f)
+			}
+		case "abort":
+			if abortAt < 0 {
+				abortAt = i
+			}
+		}
+	}
+	exempt := map[int]bool{}
+	if abortAt < 0 {
+		return exempt
+	}
+	byBytes := map[string]Line{}
+	for _, l := range lines {
+		byBytes[string(l.B)] = l
+	}
+	for _, f := range lines {
+		if f.Level != "F" || lineAt[f.Seq] > abortAt {
+			continue
+		}
+		fatalPos := bytes.Index(fd2, f.B)
+		if fatalPos < 0 {
+			continue
+		}
+		exempt[f.Seq] = true
+		for _, fl := range flushes {
+			if fl.Fatal != f.Seq || fl.Thread != f.Thread || fl.at < lineAt[f.Seq] || fl.at > abortAt {
+				continue
+			}
+			for _, w := range fl.Written {
+				k, ok := byBytes[string(w)]
+				if !ok || k.Thread != f.Thread || k.Seq >= f.Seq {
+					continue
+				}
+				if at := bytes.Index(fd2, k.B); at >= 0 && at < fatalPos {
+					exempt[k.Seq] = true
+				}
+			}
+		}
+	}
+	return exempt
 }
 
 func raised(excs []exception, typ string) bool {

@@ -65,8 +65,16 @@ func TestBadEscapeAndInterrupts(t *testing.T) {
 	if j := Judge(Contract{}, []watchdog.Event{ude}, nil); j.Verdict != BadEsc {
 		t.Fatalf("got %s, want BADESC", j.Verdict)
 	}
-	if j := Judge(Contract{Interrupts: 1}, nil, nil); j.Verdict != LostInt {
+	sigint := ev("signal", map[string]any{"signal": "SIGINT"})
+	if j := Judge(Contract{Interrupts: 1}, []watchdog.Event{sigint}, nil); j.Verdict != LostInt {
 		t.Fatalf("got %s, want LOSTINT", j.Verdict)
+	}
+	refused := captured("", map[string]any{"text": "x\n", "written": 0, "raised": "KeyboardInterrupt"})
+	if j := Judge(Contract{Interrupts: 1}, []watchdog.Event{refused}, nil); j.Verdict != LostInt {
+		t.Fatalf("got %s, want LOSTINT for a KeyboardInterrupt a write raised", j.Verdict)
+	}
+	if j := Judge(Contract{Interrupts: 1}, nil, nil); j.Verdict != OK {
+		t.Fatalf("got %s, want OK: no Ctrl-C was delivered, none can be lost", j.Verdict)
 	}
 	ki := ev("exception", map[string]any{"thread": "MainThread", "type": "KeyboardInterrupt"})
 	h := ev("handler", map[string]any{})
@@ -75,5 +83,58 @@ func TestBadEscapeAndInterrupts(t *testing.T) {
 	}
 	if j := Judge(Contract{Callbacks: 2}, []watchdog.Event{ev("callback", map[string]any{"id": "a"})}, nil); j.Verdict != LostCallback {
 		t.Fatalf("got %s, want LOSTCALLBACK", j.Verdict)
+	}
+}
+
+func TestFatalPathLinesAreNotMisrouted(t *testing.T) {
+	lvl := func(seq int, level, text string) watchdog.Event {
+		return ev("line", map[string]any{"seq": seq, "thread": "MainThread", "level": level, "in_call": true, "b": []byte(text), "replaced": true})
+	}
+	ctx1, ctx2, fatal := "E ctx one\n", "E ctx two\n", "F corrupt\n"
+	logged := []watchdog.Event{lvl(1, "E", ctx1), lvl(2, "E", ctx2), lvl(3, "F", fatal)}
+	flush := func(written ...string) watchdog.Event {
+		w := make([][]byte, len(written))
+		for i, s := range written {
+			w[i] = []byte(s)
+		}
+		return ev("fatal-flush", map[string]any{"thread": "MainThread", "fatal": 3, "written": w, "left": 0})
+	}
+	abort := ev("abort", map[string]any{"why": "fatal log line"})
+	c := Contract{Replaced: true}
+	judge := func(extra []watchdog.Event, fd2 string) Judgement {
+		return Judge(c, append(append([]watchdog.Event(nil), logged...), extra...), []byte(fd2))
+	}
+
+	// merged: the kept context, then the fatal line, written in the fatal path.
+	if j := judge([]watchdog.Event{flush(ctx1, ctx2), abort}, ctx1+ctx2+fatal); j.Verdict != OK {
+		t.Fatalf("fatal path: got %s %+v, want OK", j.Verdict, j.Evidence)
+	}
+	// fd2: every line direct during the call, no fatal-flush: the context
+	// is MISROUTED, the fatal line itself is not.
+	j := judge([]watchdog.Event{abort}, ctx1+ctx2+fatal)
+	if j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 2 {
+		t.Fatalf("every-line rule: got %s %+v, want MISROUTED naming #1 and #2", j.Verdict, j.Evidence)
+	}
+	// Only the lines the fatal path names are excused: #1 went direct during the call.
+	if j := judge([]watchdog.Event{flush(ctx2), abort}, ctx1+ctx2+fatal); j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 1 {
+		t.Fatalf("partial fatal path: got %s %+v, want MISROUTED naming #1 only", j.Verdict, j.Evidence)
+	}
+	// No abort after the fatal line: no fatal path.
+	if j := judge([]watchdog.Event{flush(ctx1, ctx2)}, ctx1+ctx2+fatal); j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 3 {
+		t.Fatalf("no abort: got %s %+v, want MISROUTED naming all three", j.Verdict, j.Evidence)
+	}
+	// A fatal-flush that names a line fd 2 holds only after the fatal line
+	// is not believed: fd 2's bytes decide.
+	if j := judge([]watchdog.Event{flush(ctx1, ctx2), abort}, ctx1+fatal+ctx2); j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 1 {
+		t.Fatalf("out of order: got %s %+v, want MISROUTED naming #2", j.Verdict, j.Evidence)
+	}
+	// A fatal-flush emitted before the fatal line's own event is not its fatal path.
+	early := append([]watchdog.Event{lvl(1, "E", ctx1), lvl(2, "E", ctx2), flush(ctx1, ctx2)}, lvl(3, "F", fatal), abort)
+	if j := Judge(c, early, []byte(ctx1+ctx2+fatal)); j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 2 {
+		t.Fatalf("early flush: got %s %+v, want MISROUTED naming #1 and #2", j.Verdict, j.Evidence)
+	}
+	// The rule excuses routing only: a context line fd 2 never got is LOST.
+	if j := judge([]watchdog.Event{flush(ctx2), abort}, ctx2+fatal); j.Verdict != Lost {
+		t.Fatalf("context left behind: got %s %+v, want LOST", j.Verdict, j.Evidence)
 	}
 }
