@@ -330,7 +330,13 @@ func (p *adaptiveSink) Emit(t *Thread, l Line) {
 	switch {
 	case l.Level == Fatal:
 		if p.rules.fatalContext && t.depth > 0 {
-			p.directWhileRoom(t, p.take(t), p.rules.careful)
+			tk := p.take(t)
+			left, _ := p.directWhileRoom(t, tk, p.rules.careful)
+			// Telemetry only: the kept lines this fatal path wrote to fd 2
+			// (the oldest first; the room check stops at the first line
+			// with no room), for the ledger's fatal-path rule.
+			p.rt.Tel.Emit("fatal-flush", map[string]any{"thread": t.Name, "fatal": l.Seq,
+				"written": tk.lines[:max(0, len(tk.lines)-left)], "left": left})
 		}
 		p.directLine(t, l, "fatal line, then abort")
 	case t.depth == 0:

@@ -1,0 +1,118 @@
+package scenario
+
+import (
+	"time"
+
+	"logjam/ledger"
+	"logjam/sim"
+)
+
+// The fatal family (SCENARIOS.md, rows F1-F4): a call that crashes, hangs or
+// logs a Fatal line. The seed's second review round: buffering loses the
+// logs of a call that crashes or hangs; its third: a fatal line leaves its
+// context behind.
+func init() {
+	register(&Program{ID: "F1", Slug: "delegate-aborts-after-3-errors", Family: "fatal",
+		Summary:  "the call logs 3 Error lines, then the delegate aborts (no fatal line: a vendor SDK abort())",
+		Contract: Contract{Ends: EndsAbort},
+		Run:      errorsThenAbort})
+	register(&Program{ID: "F2", Slug: "call-logs-then-blocks-forever", Family: "fatal",
+		Summary: "the call logs 3 Error lines, then blocks forever holding the GIL (its device worker waits for a fence nobody signals); the watchdog kills it at the deadline",
+		// No cycle: the chain of waits ends at an event nothing in the
+		// process holds. The lines are judged from fd 2 after the kill.
+		Contract: Contract{Ends: EndsKilled},
+		Run:      errorsThenBlock})
+	register(&Program{ID: "F3", Slug: "captured-context-then-fatal", Family: "fatal",
+		Summary: "sys.stderr captured in memory (StringIO); the call logs 3 Error lines of context, then a Fatal line, and the runtime aborts",
+		// The capture dies with the process: only fd 2 can carry the
+		// context and the fatal line (the ledger's fatal-path rule).
+		Contract: Contract{Ends: EndsAbort, Contract: ledger.Contract{Replaced: true}},
+		Run:      capturedContextThenFatal})
+	register(&Program{ID: "F4", Slug: "stall-mid-call-then-fatal", Family: "fatal",
+		Summary:  "original sys.stderr, fd 2 a one-page pipe; the parent stops reading for 300 ms mid-call, then reads on; the call's context lines (one per 25 ms), then a Fatal line, and the runtime aborts",
+		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe},
+		Run:      stallThenFatal})
+}
+
+// The context every F program logs before it crashes, hangs or dies.
+const contextLines = 3
+
+func logContext(e *Env, t *sim.Thread, be *sim.Backend, n int) {
+	for i := 0; i < n; i++ {
+		e.RT.Log(t, sim.Error, be.Name+"_backend.cpp", 311, "delegate error context %d: %s", i, sim.Filler(i, 60))
+	}
+}
+
+// errorsThenAbort (F1):
+//
+//	module.execute()   # the delegate logs 3 errors, then abort()s
+func errorsThenAbort(e *Env) *sim.PyErr {
+	be := e.RT.NewBackend("vendor")
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		logContext(e, e.Main, be, contextLines)
+		e.RT.Abort("the delegate called abort() (no fatal line)")
+		return nil
+	})
+	return nil
+}
+
+// errorsThenBlock (F2): the call holds the GIL, as every binding call does,
+// logs, then waits for the backend lock; the backend's device worker (a
+// native thread, no GIL) holds that lock and waits for a fence nobody will
+// ever signal. A real block with the GIL held and no cycle: the last wait
+// of the chain is an event no thread holds, so nothing may call it a cycle.
+func errorsThenBlock(e *Env) *sim.PyErr {
+	in := e.RT.In
+	be := e.RT.NewBackend("vendor")
+	fence := in.NewEvent("the device fence (never signalled)")
+	holds := in.NewEvent("the device worker holds the backend lock")
+	in.StartNative("device worker", true, func(t *sim.Thread) {
+		be.L.Acquire(t)
+		holds.Set(in)
+		fence.Wait(t)
+		be.L.Release(t)
+	})
+	holds.Wait(e.Main)
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		logContext(e, e.Main, be, contextLines)
+		return be.Execute(e.Main) // blocks forever on the backend lock
+	})
+	return nil
+}
+
+// capturedContextThenFatal (F3):
+//
+//	with redirect_stderr(io.StringIO()):
+//	    module.execute()   # 3 errors of context, then ET_LOG(Fatal) and abort()
+func capturedContextThenFatal(e *Env) *sim.PyErr {
+	e.RT.In.SetStderr(sim.NewMemStream("StringIO"))
+	be := e.RT.NewBackend("vendor")
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		logContext(e, e.Main, be, contextLines)
+		e.RT.Log(e.Main, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d errors", contextLines)
+		return nil // not reached: a fatal line aborts
+	})
+	return nil
+}
+
+// stallThenFatal (F4): 3 lines of context reach the parent; then the parent
+// stops reading for 300 ms and the delegate logs 20 more lines of about 230
+// bytes, one per 25 ms of work with the GIL held (the first waits 25 ms so
+// the stall is in place), so the stall starts and ends mid-call; then a
+// Fatal line. Whatever the sink still keeps when the fatal line comes dies
+// with the abort unless the fatal path writes it.
+func stallThenFatal(e *Env) *sim.PyErr {
+	rt := e.RT
+	be := rt.NewBackend("vendor")
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		logContext(e, e.Main, be, contextLines)
+		pauseFD2(e, 300*time.Millisecond)
+		for i := 0; i < 20; i++ {
+			time.Sleep(25 * time.Millisecond) // the delegate's work between lines
+			rt.Log(e.Main, sim.Error, be.Name+"_backend.cpp", 322, "%s", sim.Filler(contextLines+i, 175))
+		}
+		rt.Log(e.Main, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d errors", contextLines+20)
+		return nil // not reached: a fatal line aborts
+	})
+	return nil
+}

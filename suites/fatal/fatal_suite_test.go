@@ -1,0 +1,12 @@
+package fatal_test
+
+import (
+	"testing"
+
+	"logjam/suites/suitekit"
+)
+
+var _ = suitekit.Family("fatal")
+var _ = suitekit.BuildChild()
+
+func TestFatal(t *testing.T) { suitekit.RunSuite(t, "fatal") }
