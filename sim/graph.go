@@ -101,6 +101,11 @@ func (g *Graph) cycleFromLocked(start *Thread) (Cycle, bool) {
 		if next == start {
 			return Cycle{Edges: edges, Text: describe(edges)}, true
 		}
+		if next.ended {
+			// An owner that ended without releasing (a thread that ended
+			// without unwinding) never will: the wait is as final as a cycle.
+			return Cycle{Edges: edges, Text: describe(edges) + "; thread " + next.Name + " has ended without releasing it"}, true
+		}
 		cur = next
 	}
 }

@@ -86,6 +86,7 @@ type Interp struct {
 	threads   []*Thread
 	memories  []*MemStream
 	exitHooks []func(t *Thread)
+	fin       finalization // finalize.go
 
 	stdoutMu sync.Mutex
 }
@@ -118,6 +119,7 @@ func (in *Interp) Start(name string, daemon bool, fn func(t *Thread) *PyErr) *Th
 	t := in.newThread(name, daemon, false)
 	go func() {
 		defer in.endThread(t)
+		defer in.threadTop(t) // a forced unwind ends the thread here
 		t.AcquireGIL()
 		if err := fn(t); err != nil {
 			in.Tel.Emit("exception", map[string]any{"thread": t.Name, "type": err.Type, "text": err.Msg, "escaped": true})
@@ -134,6 +136,7 @@ func (in *Interp) StartNative(name string, daemon bool, fn func(t *Thread)) *Thr
 	t := in.newThread(name, daemon, false)
 	go func() {
 		defer in.endThread(t)
+		defer in.threadTop(t) // a forced unwind ends the thread here
 		fn(t)
 	}()
 	return t
@@ -183,7 +186,9 @@ func (in *Interp) Print(s string) {
 }
 
 // Shutdown is the interpreter's exit: join the non-daemon threads, run the
-// atexit hooks, then dump the in-memory streams to telemetry.
+// atexit hooks, then finalize (daemon threads that ask for the GIL meet
+// their fate and are never joined; module objects are torn down; see
+// finalize.go), then dump the in-memory streams to telemetry.
 func (in *Interp) Shutdown(main *Thread) {
 	in.mu.Lock()
 	threads := append([]*Thread(nil), in.threads...)
@@ -197,6 +202,7 @@ func (in *Interp) Shutdown(main *Thread) {
 	for _, h := range hooks {
 		h(main)
 	}
+	in.finalize(main)
 	in.DumpStreams()
 }
 

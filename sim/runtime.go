@@ -80,7 +80,9 @@ func New(opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt.Policy = pol
+	// The C++ frames of each log path, so a forced unwind at exit meets
+	// them as it would; routing is the policy's alone.
+	rt.Policy = WithUnwindFrames(pol)
 	rt.Main = in.newThread("MainThread", false, true)
 	rt.Main.AcquireGIL()
 	rt.dumpOnSIGQUIT()

@@ -48,8 +48,20 @@ func (t *Thread) InCall() bool { return t.depth > 0 }
 // HoldsGIL reports whether the thread holds the GIL.
 func (t *Thread) HoldsGIL() bool { return t.in.GIL.HeldBy(t) }
 
-// AcquireGIL takes the GIL (PyEval_RestoreThread).
-func (t *Thread) AcquireGIL() { t.in.GIL.Acquire(t) }
+// AcquireGIL takes the GIL (PyEval_RestoreThread). Once finalization has
+// started, any thread but the finalizing one never gets it: take_gil checks
+// before waiting and again once it holds the GIL (dropping it first), and the
+// thread meets its profile's fate (finalize.go); that call does not return.
+func (t *Thread) AcquireGIL() {
+	if t.in.mustExit(t) {
+		t.in.afterFinalization(t)
+	}
+	t.in.GIL.Acquire(t)
+	if t.in.mustExit(t) {
+		t.in.GIL.Release(t)
+		t.in.afterFinalization(t)
+	}
+}
 
 // ReleaseGIL drops the GIL (PyEval_SaveThread).
 func (t *Thread) ReleaseGIL() { t.in.GIL.Release(t) }

@@ -1,0 +1,184 @@
+package sim
+
+import (
+	"slices"
+	"sync/atomic"
+	"syscall"
+
+	"logjam/daemon"
+)
+
+// finalization is the interpreter's exit after the atexit hooks: the
+// finalizing thread, the daemon profile, the teardown of module objects, and
+// the threads that met their fate.
+type finalization struct {
+	by       atomic.Pointer[Thread] // the finalizing thread, once started
+	profile  daemon.Profile         // set before by is published
+	teardown []func(t *Thread)      // guarded by Interp.mu
+	settled  map[*Thread]bool       // guarded by the graph's mutex
+}
+
+// AtTeardown registers fn to run when finalization tears down the module
+// objects (module dicts cleared, the last collection): after the daemon
+// threads met their fate, on the finalizing thread, GIL held. A backend's
+// destructor runs here.
+func (in *Interp) AtTeardown(fn func(t *Thread)) {
+	in.mu.Lock()
+	in.fin.teardown = append(in.fin.teardown, fn)
+	in.mu.Unlock()
+}
+
+// Finalizing reports whether finalization has started.
+func (in *Interp) Finalizing() bool { return in.fin.by.Load() != nil }
+
+// mustExit is _PyThreadState_MustExit: finalization has started and t is
+// not the thread that runs it.
+func (in *Interp) mustExit(t *Thread) bool {
+	by := in.fin.by.Load()
+	return by != nil && by != t
+}
+
+// finalize starts finalization on main (GIL held): from now on any other
+// thread that asks for the GIL meets the profile's fate. The threads already
+// queued for the GIL are woken, as CPython's finalizing thread lets them take
+// it and exit: main hands the GIL over and waits until each has met its fate
+// (ended, hung, or crashed the process), then retakes it and tears down the
+// module objects. Daemon threads are never joined.
+func (in *Interp) finalize(main *Thread) {
+	in.fin.profile = daemon.For(string(in.Platform), in.Python.Hex())
+	in.G.mu.Lock()
+	in.fin.settled = map[*Thread]bool{}
+	waiting := slices.Clone(in.GIL.waiters)
+	in.fin.by.Store(main)
+	in.G.mu.Unlock()
+	names := make([]string, len(waiting))
+	for i, t := range waiting {
+		names[i] = t.Name
+	}
+	in.Tel.Emit("finalize", map[string]any{"thread": main.Name, "profile": in.fin.profile, "gil_waiters": names})
+	if len(waiting) > 0 {
+		main.ReleaseGIL()
+		in.G.WaitUntil(func() bool {
+			for _, t := range waiting {
+				if !t.ended && !in.fin.settled[t] {
+					return false
+				}
+			}
+			return true
+		})
+		main.AcquireGIL()
+	}
+	in.mu.Lock()
+	teardown := slices.Clone(in.fin.teardown)
+	in.mu.Unlock()
+	for _, fn := range teardown {
+		fn(main)
+	}
+}
+
+// afterFinalization is what t suffers when it asks for the GIL after
+// finalization started (it does not hold it). It never returns.
+func (in *Interp) afterFinalization(t *Thread) {
+	p := in.fin.profile
+	in.Tel.Emit("daemon-fate", map[string]any{"thread": t.Name, "daemon": t.Daemon, "fate": string(p.Fate), "why": p.Why,
+		"holds": in.heldNames(t)})
+	switch p.Fate {
+	case daemon.Unwind:
+		panic(daemon.ForcedUnwind{Thread: t.Name})
+	case daemon.Hang:
+		// while (1) pause(); with the GIL released. It waits for an
+		// interpreter the finalizing thread never gives back: a thread that
+		// then waits for a lock this one holds closes a cycle.
+		in.G.mu.Lock()
+		t.waiting = hungAfterFinalization{in}
+		in.fin.settled[t] = true
+		in.G.changedLocked()
+		in.G.mu.Unlock()
+		select {}
+	default: // daemon.ExitWithoutUnwind
+		// The thread is gone; its frames never ran their destructors, so the
+		// locks it holds stay held.
+		in.endThread(t)
+		select {}
+	}
+}
+
+func (in *Interp) heldNames(t *Thread) []string {
+	in.G.mu.Lock()
+	defer in.G.mu.Unlock()
+	return t.heldNamesLocked()
+}
+
+// hungAfterFinalization is what a hung thread waits for: the interpreter,
+// which the finalizing thread never hands back.
+type hungAfterFinalization struct{ in *Interp }
+
+func (r hungAfterFinalization) ResourceName() string {
+	return "the GIL after finalization (hung forever by PyThread_hang_thread)"
+}
+
+func (r hungAfterFinalization) holders() []*Thread {
+	if by := r.in.fin.by.Load(); by != nil {
+		return []*Thread{by}
+	}
+	return nil
+}
+
+// threadTop is a thread's start routine as the unwinder sees it: a forced
+// unwind that reaches it has passed every frame of the thread, and
+// pthread_exit completes: the thread ends. Use it as `defer in.threadTop(t)`.
+func (in *Interp) threadTop(t *Thread) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, ok := r.(daemon.ForcedUnwind); !ok {
+		panic(r)
+	}
+	in.Tel.Emit("daemon-fate", map[string]any{"thread": t.Name, "fate": string(daemon.Unwind),
+		"why": "the forced unwind reached the thread's start routine: pthread_exit completed", "holds": in.heldNames(t)})
+}
+
+// unwindFrames describes C++ frames (innermost first) that a forced unwind
+// passes on its way up; use it as `defer unwindFrames(t, frames)` in the Go
+// function that models them. A frame that ends the process does it here,
+// with a real signal; otherwise the unwind goes on.
+func unwindFrames(t *Thread, frames []daemon.Frame) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	u, ok := r.(daemon.ForcedUnwind)
+	if !ok {
+		panic(r)
+	}
+	end, at, stop := daemon.UnwindThrough(frames)
+	if !stop {
+		panic(u)
+	}
+	t.in.Tel.Emit("daemon-fate", map[string]any{"thread": t.Name, "fate": string(daemon.Unwind), "frame": at.Name,
+		"frame_kind": at.Kind.String(), "signal": signalName(end.Signal), "why": end.Why})
+	if end.Message != "" {
+		// __libc_fatal writes straight to fd 2 (no stdio lock, no GIL).
+		_, _ = syscall.Write(2, []byte(end.Message))
+	}
+	dieBySignal(end.Signal)
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	}
+	return s.String()
+}
+
+// Destroy is the backend's destructor, run when finalization tears down the
+// module that owns it (register it with AtTeardown): it takes the workspace
+// lock to free the workspace, holding the GIL.
+func (b *Backend) Destroy(t *Thread) {
+	b.L.Acquire(t)
+	b.L.Release(t)
+}

@@ -1,0 +1,100 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+
+	"logjam/ledger"
+	"logjam/sim"
+)
+
+// The daemon-thread teardown family (SCENARIOS.md, rows T1-T6): daemon
+// threads log through binding calls while the interpreter exits. The
+// platform and the Python version come from the flags (-platform,
+// -python); the fate of a daemon thread that retakes the GIL after
+// finalization is the daemon package's profile for them.
+func init() {
+	register(&Program{ID: "T1", Slug: "daemon-threads-log-at-exit", Family: "daemon",
+		Summary: "two daemon threads log through binding calls while the interpreter exits (Linux, run with -python 3.13.7)",
+		Run:     func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, false, false) }})
+	register(&Program{ID: "T2", Slug: "daemon-threads-log-at-exit-hang", Family: "daemon",
+		Summary: "T1 where the daemon threads hang instead (run with -python 3.13.8); the process exits",
+		Run:     func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, false, false) }})
+	register(&Program{ID: "T3", Slug: "daemon-threads-captured", Family: "daemon",
+		Summary:  "two daemon threads log through calls with sys.stderr captured in memory while the interpreter exits (run with -python 3.14): their lines must reach the capture",
+		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
+		Run:      func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, true, false) }})
+	register(&Program{ID: "T4", Slug: "daemon-threads-captured-macos", Family: "daemon",
+		Summary:  "T3 on the macos profile (run with -platform macos -python 3.12)",
+		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
+		Run:      func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, true, false) }})
+	register(&Program{ID: "T5", Slug: "daemon-parked-holding-lock", Family: "daemon",
+		Summary: "a daemon thread logs under its backend's lock L while the interpreter exits; finalization destroys the backend, which takes L (run with -python 3.14)",
+		Run:     func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 1, false, true) }})
+	register(&Program{ID: "T6", Slug: "daemon-parked-holding-lock-macos", Family: "daemon",
+		Summary: "T5 on the macos profile (run with -platform macos -python 3.12): the thread ends without unwinding",
+		Run:     func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 1, false, true) }})
+}
+
+// daemonsLogAtExit plays:
+//
+//	sys.stderr = io.StringIO()            # captured only
+//	def worker(module):
+//	    while True:
+//	        module.execute()              # logs 3 lines under its backend lock
+//	for i in range(n):
+//	    threading.Thread(target=worker, args=(modules[i],), daemon=True).start()
+//	print("done")                         # and exit: finalization
+//
+// Each thread has its own module (backend and lock), so the daemons never
+// wait for each other's lock. With teardown, finalization destroys each
+// backend, and the destructor takes the backend lock.
+//
+// The interleaving is fixed by the GIL's FIFO handoff and barriers on the
+// graph, never by time: main lets each daemon run only once it has itself
+// asked for the GIL back, so each daemon runs up to the first point where it
+// releases the GIL, and main gets the GIL there. That point is the policy's:
+// inside the log write (pystderr: sys.stderr.write drops the GIL around
+// write(2)), inside the flush at the call's outermost exit (buffered; merged
+// and logjam once the daemon rule is off), or between two calls (direct
+// writes, a captured stream). When finalization starts, every daemon is
+// queued for the GIL at that point.
+func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
+	rt, in, main := e.RT, e.RT.In, e.Main
+	rt.Policy = sim.WithUnwindFrames(rt.Policy)
+	if captured {
+		in.SetStderr(sim.NewMemStream("StringIO"))
+	}
+	var daemons []*sim.Thread
+	for i := 1; i <= n; i++ {
+		be := rt.NewBackend(fmt.Sprintf("xnnpack%d", i))
+		if teardown {
+			in.AtTeardown(be.Destroy)
+		}
+		daemons = append(daemons, in.Start(fmt.Sprintf("daemon-%d", i), true, func(t *sim.Thread) *sim.PyErr {
+			// Barrier: run only once main has asked for the GIL back.
+			in.G.WaitUntil(func() bool { return slices.Contains(in.GIL.WaitersLocked(), main) })
+			for {
+				e.call(t, "execute", func() *sim.NativeError { return be.ExecuteLogging(t, sim.Info, 3, 80) })
+				// The eval loop's switch between two calls.
+				t.ReleaseGIL()
+				t.AcquireGIL()
+			}
+		}))
+	}
+	// Every daemon has started and waits for the GIL (in whatever order they
+	// queued: each ends up at its own first release point all the same).
+	in.G.WaitUntil(func() bool {
+		for _, d := range daemons {
+			if !slices.Contains(in.GIL.WaitersLocked(), d) {
+				return false
+			}
+		}
+		return true
+	})
+	// Hand the GIL to the first daemon and queue behind the others: main
+	// gets it back when the last daemon first releases it.
+	main.ReleaseGIL()
+	main.AcquireGIL()
+	return nil
+}

@@ -1,0 +1,12 @@
+package daemon_test
+
+import (
+	"testing"
+
+	"logjam/suites/suitekit"
+)
+
+var _ = suitekit.Family("daemon")
+var _ = suitekit.BuildChild()
+
+func TestDaemon(t *testing.T) { suitekit.RunSuite(t, "daemon") }
