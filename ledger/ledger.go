@@ -428,3 +428,41 @@ func versionBefore(v string, major, minor, micro int) bool {
 	}
 	return c < micro
 }
+
+// OutOfOrder reports, for each thread, lines whose first occurrence on fd 2
+// comes before that of a line the same thread logged earlier ("lines arrive
+// complete and in order"; "fd 2 must show the context, then the fatal
+// line"). Lines fd 2 never got are Judge's business (LOST), and repeats
+// after a fallback are allowed: only first occurrences count. At most five
+// problems are listed.
+func OutOfOrder(events []watchdog.Event, fd2 []byte) []string {
+	byThread := map[string][]Line{}
+	var threads []string
+	for _, ev := range events {
+		var l Line
+		if ev.Ev != "line" || json.Unmarshal(ev.Raw, &l) != nil {
+			continue
+		}
+		if _, seen := byThread[l.Thread]; !seen {
+			threads = append(threads, l.Thread)
+		}
+		byThread[l.Thread] = append(byThread[l.Thread], l)
+	}
+	var bad []string
+	for _, th := range threads {
+		ls := byThread[th]
+		sort.Slice(ls, func(i, j int) bool { return ls[i].Seq < ls[j].Seq })
+		last, lastSeq := -1, 0
+		for _, l := range ls {
+			at := bytes.Index(fd2, l.B)
+			if at < 0 {
+				continue
+			}
+			if at < last && len(bad) < 5 {
+				bad = append(bad, fmt.Sprintf("%s: line #%d at byte %d, before #%d at byte %d", th, l.Seq, at, lastSeq, last))
+			}
+			last, lastSeq = at, l.Seq
+		}
+	}
+	return bad
+}

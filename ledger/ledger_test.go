@@ -138,3 +138,13 @@ func TestFatalPathLinesAreNotMisrouted(t *testing.T) {
 		t.Fatalf("context left behind: got %s %+v, want LOST", j.Verdict, j.Evidence)
 	}
 }
+
+func TestOutOfOrderComparesFirstOccurrencesPerThread(t *testing.T) {
+	events := []watchdog.Event{line(1, "E ctx 1\n", false), line(2, "E ctx 2\n", false), line(3, "F fatal\n", false)}
+	if bad := OutOfOrder(events, []byte("E ctx 1\nE ctx 2\nE ctx 1\nF fatal\n")); len(bad) != 0 {
+		t.Fatalf("a repeat after a fallback is allowed: %v", bad)
+	}
+	if bad := OutOfOrder(events, []byte("E ctx 2\nF fatal\nE ctx 1\n")); len(bad) == 0 {
+		t.Fatal("context after the fatal line must be reported")
+	}
+}

@@ -1,17 +1,15 @@
 package fatal_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"runtime"
-	"sort"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"logjam/cell"
+	"logjam/ledger"
 	"logjam/suites/suitekit"
 )
 
@@ -42,7 +40,7 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 			}
 			if (spec.Scenario == "F3" || spec.Scenario == "F4") && out.Observed == "OK" {
 				By("finding on fd 2 every line of the call before the fatal line, in the order logged, then the fatal line")
-				Expect(contextThenFatal(out)).To(BeEmpty())
+				Expect(ledger.OutOfOrder(out.Result.Events, out.FD2)).To(BeEmpty())
 			}
 			if spec.Policy == "merged" && (spec.Scenario == "F3" || spec.Scenario == "F4") {
 				By("owing the merged fix's OK to its fatal path: the kept context went to fd 2 before the fatal line")
@@ -56,67 +54,6 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 			suitekit.Row(cell.Spec{Scenario: "F4"}, "OK", "OK", "LOST", "LOST", "OK", "OK")),
 	)
 })
-
-// contextThenFatal checks the order rule "fd 2 must show the context, then
-// the fatal line" (SCENARIOS.md F3, F4). The verdict's LOST asks only that
-// each line reach a stream; the order is asserted here, for cells the
-// ledger calls OK: the first occurrence on fd 2 of each line the fatal
-// line's thread logged before it comes before the fatal line's, in the
-// order logged (repeats after a fallback are allowed).
-func contextThenFatal(out *cell.Outcome) []string {
-	type line struct {
-		Seq    int    `json:"seq"`
-		Thread string `json:"thread"`
-		Level  string `json:"level"`
-		B      []byte `json:"b"`
-	}
-	var lines []line
-	var fatal *line
-	for _, ev := range out.Result.Events {
-		if ev.Ev != "line" {
-			continue
-		}
-		var l line
-		if json.Unmarshal(ev.Raw, &l) == nil {
-			lines = append(lines, l)
-			if l.Level == "F" && fatal == nil {
-				fatal = &lines[len(lines)-1]
-			}
-		}
-	}
-	if fatal == nil {
-		return []string{"no fatal line was logged"}
-	}
-	f := *fatal
-	fatalAt := bytes.Index(out.FD2, f.B)
-	if fatalAt < 0 {
-		return []string{fmt.Sprintf("the fatal line #%d is not on fd 2", f.Seq)}
-	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i].Seq < lines[j].Seq })
-	var bad []string
-	last, lastSeq := -1, 0
-	for _, l := range lines {
-		if l.Thread != f.Thread || l.Seq >= f.Seq {
-			continue
-		}
-		at := bytes.Index(out.FD2, l.B)
-		switch {
-		case at < 0:
-			bad = append(bad, fmt.Sprintf("context line #%d is not on fd 2", l.Seq))
-		case at > fatalAt:
-			bad = append(bad, fmt.Sprintf("context line #%d at byte %d, after the fatal line #%d at byte %d", l.Seq, at, f.Seq, fatalAt))
-		case at < last:
-			bad = append(bad, fmt.Sprintf("context line #%d at byte %d, before #%d at byte %d", l.Seq, at, lastSeq, last))
-		}
-		if at >= 0 {
-			last, lastSeq = at, l.Seq
-		}
-		if len(bad) == 5 {
-			break
-		}
-	}
-	return bad
-}
 
 // event decodes the telemetry events of one kind.
 func events[T any](out *cell.Outcome, kind string) []T {

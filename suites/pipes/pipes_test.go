@@ -1,16 +1,13 @@
 package pipes_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"runtime"
-	"sort"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"logjam/cell"
+	"logjam/ledger"
 	"logjam/suites/suitekit"
 )
 
@@ -32,7 +29,7 @@ var _ = Describe("fd 2 as a pipe or a terminal", func() {
 			}
 			if spec.Scenario == "P3" && out.Observed == "OK" {
 				By("finding fd 2's lines complete and in the order they were logged")
-				Expect(outOfOrder(out)).To(BeEmpty())
+				Expect(ledger.OutOfOrder(out.Result.Events, out.FD2)).To(BeEmpty())
 			}
 		},
 		suitekit.Rows(
@@ -44,41 +41,3 @@ var _ = Describe("fd 2 as a pipe or a terminal", func() {
 			suitekit.Row(cell.Spec{Scenario: "P6"}, "OK", "HANG", "HANG", "HANG", "HANG", "OK")),
 	)
 })
-
-// outOfOrder checks the order rule the ledger does not have yet: the first
-// occurrence in fd 2 of each line of one thread comes after the first
-// occurrence of every line that thread logged before it (lines fd 2 never
-// got are the ledger's business, repeats after a fallback are allowed).
-func outOfOrder(out *cell.Outcome) []string {
-	type line struct {
-		Seq    int    `json:"seq"`
-		Thread string `json:"thread"`
-		B      []byte `json:"b"`
-	}
-	byThread := map[string][]line{}
-	for _, ev := range out.Result.Events {
-		if ev.Ev != "line" {
-			continue
-		}
-		var l line
-		if json.Unmarshal(ev.Raw, &l) == nil {
-			byThread[l.Thread] = append(byThread[l.Thread], l)
-		}
-	}
-	var bad []string
-	for th, ls := range byThread {
-		sort.Slice(ls, func(i, j int) bool { return ls[i].Seq < ls[j].Seq })
-		last, lastSeq := -1, 0
-		for _, l := range ls {
-			at := bytes.Index(out.FD2, l.B)
-			if at < 0 {
-				continue
-			}
-			if at < last && len(bad) < 5 {
-				bad = append(bad, fmt.Sprintf("%s: line #%d at byte %d, before #%d at byte %d", th, l.Seq, at, lastSeq, last))
-			}
-			last, lastSeq = at, l.Seq
-		}
-	}
-	return bad
-}
