@@ -2,7 +2,6 @@ package fatal_test
 
 import (
 	"encoding/json"
-	"runtime"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,11 +17,7 @@ import (
 const f2Deadline = 2 * time.Second
 
 var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
-	BeforeEach(func() {
-		if runtime.GOOS != "linux" {
-			Skip("the fatal family needs Linux: a real SIGABRT after resetting Go's handler (rt_sigaction), and F4's one-page pipe (F_SETPIPE_SZ, POLLOUT per page slot)")
-		}
-	})
+	suitekit.LinuxOnly("a real SIGABRT after resetting Go's handler (rt_sigaction), and F4's one-page pipe (F_SETPIPE_SZ, POLLOUT per page slot)")
 
 	DescribeTable("leaves the call's lines, and a fatal line's context before it, on a stream that outlives the process",
 		func(ctx SpecContext, spec cell.Spec, expected string) {

@@ -1,8 +1,6 @@
 package pipes_test
 
 import (
-	"runtime"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -12,11 +10,7 @@ import (
 )
 
 var _ = Describe("fd 2 as a pipe or a terminal", func() {
-	BeforeEach(func() {
-		if runtime.GOOS != "linux" {
-			Skip("the pipes family needs Linux: one-page pipes (F_SETPIPE_SZ), POLLOUT per page slot, /proc/self/fd and /dev/ptmx")
-		}
-	})
+	suitekit.LinuxOnly("one-page pipes (F_SETPIPE_SZ), POLLOUT per page slot, /proc/self/fd and /dev/ptmx")
 
 	DescribeTable("never blocks a GIL holder on a pipe only a GIL waiter drains, and loses no line",
 		func(ctx SpecContext, spec cell.Spec, expected string) {

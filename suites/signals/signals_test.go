@@ -1,8 +1,6 @@
 package signals_test
 
 import (
-	"runtime"
-
 	. "github.com/onsi/ginkgo/v2"
 
 	"logjam/cell"
@@ -10,11 +8,7 @@ import (
 )
 
 var _ = Describe("A Ctrl-C during a binding call", func() {
-	BeforeEach(func() {
-		if runtime.GOOS != "linux" {
-			Skip("the signals family needs Linux: real SIGINTs to the child, a child started with SIGINT ignored, and I2's one-page pipe (F_SETPIPE_SZ, POLLOUT per page slot)")
-		}
-	})
+	suitekit.LinuxOnly("real SIGINTs to the child, a child started with SIGINT ignored, and I2's one-page pipe (F_SETPIPE_SZ, POLLOUT per page slot)")
 
 	DescribeTable("reaches the caller once, its handler run once, and loses no line",
 		func(ctx SpecContext, spec cell.Spec, expected string) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -212,4 +213,14 @@ func Rows(rows ...[]ginkgo.TableEntry) []ginkgo.TableEntry {
 		es = append(es, r...)
 	}
 	return es
+}
+
+// LinuxOnly skips the container's specs elsewhere, saying what of Linux
+// they need. Call it in the container's body.
+func LinuxOnly(needs string) {
+	ginkgo.BeforeEach(func() {
+		if runtime.GOOS != "linux" {
+			ginkgo.Skip("needs Linux: " + needs)
+		}
+	})
 }
