@@ -57,7 +57,7 @@ func arrangeFD2(kind scenario.FD2, stalled bool) (*fd2Arrangement, error) {
 			return nil, fmt.Errorf("fd 2 as a pty: %w", err)
 		}
 		a.child, a.parent = slave, master
-		a.reader = pipes.NewReader(master, pipes.ReaderOptions{})
+		a.reader = pipes.NewReader(master, pipes.ReaderOptions{Stalled: stalled})
 	default:
 		return nil, fmt.Errorf("unknown fd-2 arrangement %q", kind)
 	}

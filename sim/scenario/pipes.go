@@ -24,14 +24,16 @@ func init() {
 		Run:     func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.Wurlitzer) }})
 	register(&Program{ID: "P3", Slug: "busy-terminal-pauses-300ms", Family: "pipes",
 		Summary:  "fd 2 a pty whose reader pauses 300 ms at the start of a call that logs 48 KiB; lines arrive complete and in order",
-		Contract: Contract{FD2: FD2PTY},
+		Contract: Contract{FD2: FD2PTY, FD2Stalled: true},
 		Run:      busyTerminal})
 	register(&Program{ID: "P4", Slug: "macos-poll-reports-room-not-there", Family: "pipes",
 		Summary: "P2 on the macos profile: fd 2 a one-page pipe with a forwarder; poll reports room that is not there (run with -platform macos)",
 		Run:     func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.Wurlitzer) }})
 	register(&Program{ID: "P5", Slug: "parent-stalls-300ms-then-call-aborts", Family: "pipes",
-		Summary:  "fd 2 a one-page pipe the parent stops reading for 300 ms at the start of the call; 20 lines (one per 25 ms) later the call aborts, no fatal line",
-		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe},
+		Summary: "fd 2 a one-page pipe the parent stops reading for 300 ms at the start of the call; 20 lines (one per 25 ms) later the call aborts, no fatal line",
+		// The reader starts stalled, so the 300 ms stall is exact: the mark
+		// at the start of the call only schedules the resume.
+		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe, FD2Stalled: true},
 		Run:      stallThenAbort})
 	register(&Program{ID: "P6", Slug: "destructor-logs-16KiB-outside-call", Family: "pipes",
 		Summary:  "Jupyter: outside any call, a destructor logs 16 KiB with the GIL held; fd 2 a one-page pipe with a forwarder",

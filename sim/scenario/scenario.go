@@ -57,7 +57,7 @@ const MarkFD2Pause = "fd2-pause"
 type Contract struct {
 	Ends Ending
 	FD2  FD2
-	// FD2Stalled: the parent's reader of an FD2ParentPipe starts stalled;
+	// FD2Stalled: the parent's reader (FD2ParentPipe, FD2PTY) starts stalled;
 	// the child's first MarkFD2Pause mark then only schedules the resume.
 	// The stall is exact: no byte slips through before it.
 	FD2Stalled bool
