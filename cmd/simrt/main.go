@@ -131,6 +131,12 @@ func printList(w io.Writer) {
 		if c.Replaced {
 			params += " sys.stderr=replaced"
 		}
+		if c.FD2Stalled {
+			params += " reader-starts-stalled"
+		}
+		if c.SigintIgnored {
+			params += " sigint=ignored(-sigint-ignored)"
+		}
 		if p.Raw != nil {
 			params = "purpose-built child (no runtime; -policy ignored)"
 		}
