@@ -89,12 +89,19 @@ func chaos(args []string, w io.Writer) int {
 	if *focus != "" {
 		gargs = append(gargs, "--focus="+*focus)
 	}
+	env := append(os.Environ(), "LOGJAM_PROFILE="+prof.Name)
+	if prof.Seed != 0 {
+		// One seed for Ginkgo's spec order and the seeded checks (LOGJAM_SEED);
+		// with 0, Ginkgo picks one and prints it.
+		gargs = append(gargs, fmt.Sprintf("--seed=%d", prof.Seed))
+		env = append(env, fmt.Sprintf("LOGJAM_SEED=%d", prof.Seed))
+	}
 	gargs = append(gargs, "./suites")
 	fmt.Fprintf(w, "logjam: profile %s (deadline %s x %.2g, %s mode): go %s\n", prof.Name, prof.Deadline, prof.TimeoutScale, prof.Mode, strings.Join(gargs, " "))
 	cmd := exec.Command("go", gargs...)
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = w, os.Stderr
-	cmd.Env = append(os.Environ(), "LOGJAM_PROFILE="+prof.Name)
+	cmd.Env = env
 	runErr := cmd.Run()
 	n, err := render(filepath.Join(reports, "ginkgo.json"), filepath.Join(reports, "matrix.json"), w)
 	if err != nil {
