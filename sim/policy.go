@@ -463,7 +463,7 @@ func (p *logjamSink) flushOutside(t *Thread, why string) {
 	p.mu.Lock()
 	note, lines := p.outside.Take()
 	if p.lostN > 0 {
-		extra := []byte(fmt.Sprintf("executorch: %d lines (%d bytes) left out\n", p.lostN, p.lostB))
+		extra := keep.FormatNote(p.lostN, p.lostB)
 		note = append(extra, note...)
 		p.lostN, p.lostB = 0, 0
 	}

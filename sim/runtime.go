@@ -149,6 +149,9 @@ func (rt *Runtime) LogBytes(t *Thread, lvl Level, file string, lineNo int, msg [
 
 // Route records where the sink sent a line (the ledger's routing column).
 func (rt *Runtime) Route(t *Thread, l Line, route, why string) {
+	if !rt.Tel.Enabled() {
+		return // no map built per line when nothing reads telemetry
+	}
 	rt.Tel.Emit("route", map[string]any{"seq": l.Seq, "thread": t.Name, "route": route, "why": why})
 }
 

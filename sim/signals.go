@@ -43,15 +43,21 @@ func newSignals(in *Interp, wake func()) *Signals {
 		s.kind = HandlerNone
 		return s
 	}
+	s.listen()
+	return s
+}
+
+// listen bridges real SIGINTs into the model: each one is recorded and
+// trips the pending flag.
+func (s *Signals) listen() {
 	ch := make(chan os.Signal, 8)
 	signal.Notify(ch, syscall.SIGINT)
 	go func() {
 		for range ch {
-			in.Tel.Emit("signal", map[string]any{"signal": "SIGINT"})
+			s.in.Tel.Emit("signal", map[string]any{"signal": "SIGINT"})
 			s.trip()
 		}
 	}()
-	return s
 }
 
 // Kind is the installed handler.
@@ -69,14 +75,7 @@ func (s *Signals) Install(kind HandlerKind) {
 	s.kind = kind
 	s.mu.Unlock()
 	if was == HandlerNone && kind != HandlerNone {
-		ch := make(chan os.Signal, 8)
-		signal.Notify(ch, syscall.SIGINT)
-		go func() {
-			for range ch {
-				s.in.Tel.Emit("signal", map[string]any{"signal": "SIGINT"})
-				s.trip()
-			}
-		}()
+		s.listen()
 	}
 }
 

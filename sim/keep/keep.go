@@ -115,11 +115,17 @@ func (b *Buffer) Note() []byte {
 	if b.leftLines == 0 {
 		return nil
 	}
+	return FormatNote(b.leftLines, b.leftBytes)
+}
+
+// FormatNote is the note for lines lines of bytes bytes left out, for any
+// writer that must account for lines it could not write.
+func FormatNote(lines, bytes int) []byte {
 	note := make([]byte, 0, len(notePrefix)+len(noteLines)+len(noteSuffix)+2*20+1)
 	note = append(note, notePrefix...)
-	note = strconv.AppendInt(note, int64(b.leftLines), 10)
+	note = strconv.AppendInt(note, int64(lines), 10)
 	note = append(note, noteLines...)
-	note = strconv.AppendInt(note, int64(b.leftBytes), 10)
+	note = strconv.AppendInt(note, int64(bytes), 10)
 	note = append(note, noteSuffix...)
 	return append(note, '\n')
 }

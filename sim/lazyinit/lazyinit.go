@@ -243,15 +243,21 @@ func (m *Machine) acquire(t *sim.Thread) {
 //	    if is_initialized(): callable()
 //	    else: queue
 func (m *Machine) queueOrRunLocked(t *sim.Thread, cb *Callback, kind Kind) {
-	m.beforeLock(t)
-	m.acquire(t)
-	m.sw(t, CallLocked)
+	m.enterLock(t)
 	if m.IsInitialized() {
 		m.run(t, cb, PathUnderLock)
 	} else {
 		m.queueLocked(t, cb, kind)
 	}
 	m.release(t)
+}
+
+// enterLock is `with _initialization_lock:` as _lazy_call enters it: the
+// race barrier before the lock, the acquire, the switch point inside.
+func (m *Machine) enterLock(t *sim.Thread) {
+	m.beforeLock(t)
+	m.acquire(t)
+	m.sw(t, CallLocked)
 }
 
 // SelfWaits counts threads that waited for `_initialization_lock` while
@@ -279,9 +285,7 @@ func (m *Machine) LazyCall(t *sim.Thread, cb *Callback, kind Kind) {
 			m.run(t, cb, m.fastWhy(t))
 			return
 		}
-		m.beforeLock(t)
-		m.acquire(t)
-		m.sw(t, CallLocked)
+		m.enterLock(t)
 		m.queueLocked(t, cb, kind) // no re-check: the race the fix closes
 		m.release(t)
 	case Fixed:
@@ -289,9 +293,7 @@ func (m *Machine) LazyCall(t *sim.Thread, cb *Callback, kind Kind) {
 			m.run(t, cb, m.fastWhy(t))
 			return
 		}
-		m.beforeLock(t)
-		m.acquire(t)
-		m.sw(t, CallLocked)
+		m.enterLock(t)
 		runNow := m.IsInitialized()
 		if !runNow {
 			m.queueLocked(t, cb, kind)

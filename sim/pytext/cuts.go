@@ -106,24 +106,6 @@ func FormatLine(level byte, elapsed time.Duration, file string, line int, msg []
 	return append(out, '\n')
 }
 
-// FormatBindingsLine models the log line of the Python bindings before the fix:
-// pybindings.cpp overrides the PAL's emit_log_message with
-//
-//	std::cerr << "[" << filename << ":" << line << "] " << message << std::endl;
-//
-// (no level, no timestamp), which scoped_estream_redirect hands to
-// sys.stderr.write. The char* operands stop at a NUL byte.
-func FormatBindingsLine(file string, line int, msg []byte) []byte {
-	out := make([]byte, 0, 8+len(file)+len(msg))
-	out = append(out, '[')
-	out = append(out, cString([]byte(file))...)
-	out = append(out, ':')
-	out = strconv.AppendUint(out, uint64(line), 10)
-	out = append(out, "] "...)
-	out = append(out, cString(msg)...)
-	return append(out, '\n')
-}
-
 // ExceptionMessage models THROW_IF_ERROR / THROW_INDEX_IF_ERROR
 // (extension/pybindings/pybindings.cpp): snprintf into char msg_buf[128] keeps
 // at most 127 bytes of the formatted message, cut anywhere, even inside a

@@ -82,17 +82,6 @@ func TestFormatLine(t *testing.T) {
 	}
 }
 
-func TestFormatBindingsLine(t *testing.T) {
-	got := FormatBindingsLine("runtime/executor/program.cpp", 95, []byte("Program identifier '\xff\xff\xff\xff'"))
-	want := "[runtime/executor/program.cpp:95] Program identifier '\xff\xff\xff\xff'\n"
-	if string(got) != want {
-		t.Errorf("FormatBindingsLine = %q, want %q", got, want)
-	}
-	if got := FormatBindingsLine("f.c", 1, []byte("a\x00b")); string(got) != "[f.c:1] a\n" {
-		t.Errorf("FormatBindingsLine with NUL = %q", got)
-	}
-}
-
 func TestExceptionMessage(t *testing.T) {
 	prefix := "Failed to create MmapDataLoader from file /data/"
 	cjkPath := prefix + strings.Repeat("\u65e5\u672c\u8a9e", 10) + ", error: 0x:22"
