@@ -24,7 +24,7 @@ bench:           ## benchmarks (figures for notes; never asserted by tests)
 	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./watchdog/ ./pipes/
 
 fuzz:            ## each fuzz target for a bounded time
-	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./sim/pytext/
+	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./pytext/
 	go test -run '^$$' -fuzz FuzzKeepCap -fuzztime 60s ./sim/keep/
 
 lint:            ## gofmt, go vet, the race detector, and the darwin build

@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"logjam/telemetry"
+	"logjam/verdict"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,15 +20,6 @@ import (
 	"logjam/ledger"
 	"logjam/sim/scenario"
 	"logjam/watchdog"
-)
-
-// Verdicts beyond the ledger's.
-const (
-	Hang        = "HANG"
-	Crash       = "CRASH"
-	Failed      = "FAILED"
-	NoMarker    = "NOMARKER"
-	Interrupted = "INTERRUPTED"
 )
 
 // Spec names one cell.
@@ -62,7 +55,7 @@ type Outcome struct {
 	Python   string          `json:"python,omitempty"`
 	Variant  string          `json:"variant,omitempty"`
 	Backend  string          `json:"backend,omitempty"`
-	Observed string          `json:"observed"`
+	Observed verdict.Verdict `json:"observed"`
 	Ms       int64           `json:"ms"`
 	Reason   string          `json:"reason"`
 	Cycle    string          `json:"cycle,omitempty"`
@@ -70,8 +63,9 @@ type Outcome struct {
 	Command  string          `json:"command"`
 
 	// Raw material for an evidence bundle; not in the report.
-	Result *watchdog.Result `json:"-"`
-	FD2    []byte           `json:"-"`
+	Result     *watchdog.Result      `json:"-"`
+	Transcript *telemetry.Transcript `json:"-"`
+	FD2        []byte                `json:"-"`
 }
 
 // Run runs the cell's child binary bin under the profile's deadline.
@@ -120,17 +114,13 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
 		Variant: spec.Variant, Backend: spec.Backend,
 		Ms: res.Duration.Milliseconds(), Reason: res.Reason, Command: res.Command,
-		Result: res, FD2: fd2Bytes,
+		Result: res, Transcript: telemetry.Decode(res.Events), FD2: fd2Bytes,
 	}
 	if fd2Err != nil {
 		out.Reason += "; " + fd2Err.Error()
 	}
 	if res.Cycle != nil {
-		var c struct {
-			Text string `json:"text"`
-		}
-		_ = res.Cycle.Decode(&c)
-		out.Cycle = c.Text
+		out.Cycle = res.Cycle.Text()
 	}
 	out.Observed = classify(prog.Contract, res, fd2Bytes, out)
 	return out, nil
@@ -139,9 +129,9 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 // classify: HANG > CRASH > (FAILED, NOMARKER) > the ledger's verdicts. An
 // ending the contract expects (an abort, a kill at the deadline) is not a
 // failure: the lines are judged from what the streams hold.
-func classify(c scenario.Contract, res *watchdog.Result, fd2 []byte, out *Outcome) string {
-	judge := func() string {
-		j := ledger.Judge(c.Contract, res.Events, fd2)
+func classify(c scenario.Contract, res *watchdog.Result, fd2 []byte, out *Outcome) verdict.Verdict {
+	judge := func() verdict.Verdict {
+		j := ledger.Judge(c.Contract, out.Transcript, fd2)
 		out.Ledger = j.Evidence
 		if j.Evidence.Detail != "" {
 			out.Reason += "; " + j.Evidence.Detail
@@ -149,37 +139,22 @@ func classify(c scenario.Contract, res *watchdog.Result, fd2 []byte, out *Outcom
 		return j.Verdict
 	}
 	switch res.Verdict {
-	case watchdog.Interrupted:
-		return Interrupted
-	case watchdog.Hang:
+	case verdict.Hang:
 		if c.Ends == scenario.EndsKilled && res.Cycle == nil {
 			return judge()
 		}
-		return Hang
-	case watchdog.Crash:
-		if c.Ends == scenario.EndsAbort && res.Signal == "SIGABRT" && sawEvent(res, "abort") {
+	case verdict.Crash:
+		if c.Ends == scenario.EndsAbort && res.Signal == "SIGABRT" && len(out.Transcript.Aborts) > 0 {
 			return judge()
 		}
-		return Crash
-	case watchdog.Failed:
-		return Failed
-	case watchdog.NoMarker:
-		return NoMarker
-	}
-	if c.Ends != scenario.EndsDone {
-		out.Reason += fmt.Sprintf("; the contract says the run ends by %s, but it completed", c.Ends)
-		return Failed
-	}
-	return judge()
-}
-
-func sawEvent(res *watchdog.Result, kind string) bool {
-	for _, e := range res.Events {
-		if e.Ev == kind {
-			return true
+	case verdict.Completed:
+		if c.Ends != scenario.EndsDone {
+			out.Reason += fmt.Sprintf("; the contract says the run ends by %s, but it completed", c.Ends)
+			return verdict.Failed
 		}
+		return judge()
 	}
-	return false
+	return res.Verdict
 }
 
 // childEnv is the parent's environment with GO_FAILPOINTS set to exactly

@@ -1,7 +1,6 @@
 package cell
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"logjam/pipes"
 	"logjam/sim/scenario"
+	"logjam/telemetry"
 	"logjam/watchdog"
 )
 
@@ -67,14 +67,11 @@ func arrangeFD2(kind scenario.FD2, stalled bool) (*fd2Arrangement, error) {
 // onEvent reacts to the child's marks; it never blocks (a pause is a
 // Stall now and a timer for the Resume).
 func (a *fd2Arrangement) onEvent(ev watchdog.Event) {
-	if a.reader == nil || ev.Ev != watchdog.KindMark {
+	if a.reader == nil {
 		return
 	}
-	var m struct {
-		Name string `json:"name"`
-		Ms   int64  `json:"ms"`
-	}
-	if json.Unmarshal(ev.Raw, &m) != nil || m.Name != scenario.MarkFD2Pause {
+	m, ok := telemetry.As[telemetry.Mark](ev)
+	if !ok || m.Name != telemetry.MarkFD2Pause {
 		return
 	}
 	a.mu.Lock()

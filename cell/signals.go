@@ -1,11 +1,10 @@
 package cell
 
 import (
-	"encoding/json"
 	"sync"
 	"syscall"
 
-	"logjam/sim/scenario"
+	"logjam/telemetry"
 	"logjam/watchdog"
 )
 
@@ -19,29 +18,20 @@ type signaller struct {
 }
 
 func (s *signaller) onEvent(ev watchdog.Event) {
-	switch ev.Ev {
-	case "start":
-		var st struct {
-			Pid int `json:"pid"`
-		}
-		if json.Unmarshal(ev.Raw, &st) == nil {
-			s.mu.Lock()
-			s.pid = st.Pid
-			s.mu.Unlock()
-		}
-	case watchdog.KindMark:
-		var m struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(ev.Raw, &m) != nil || m.Name != scenario.MarkSIGINT {
-			return
-		}
+	if st, ok := telemetry.As[telemetry.Start](ev); ok {
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.pid > 1 {
-			_ = syscall.Kill(s.pid, syscall.SIGINT)
-			s.sent++
-		}
+		s.pid = st.Pid
+		s.mu.Unlock()
+		return
+	}
+	if m, ok := telemetry.As[telemetry.Mark](ev); !ok || m.Name != telemetry.MarkSIGINT {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pid > 1 {
+		_ = syscall.Kill(s.pid, syscall.SIGINT)
+		s.sent++
 	}
 }
 

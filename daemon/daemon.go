@@ -163,3 +163,20 @@ func UnwindThrough(frames []Frame) (end Ending, at Frame, ok bool) {
 	}
 	return Ending{}, Frame{}, false
 }
+
+// Unwinds is the platform x version rule in one place: a thread that must
+// exit meets glibc's forced unwind (Linux, Python before 3.13.8). The merged
+// fix lets daemon threads write to fd 2 exactly there.
+func Unwinds(platform string, pyVersion uint32) bool {
+	return For(platform, pyVersion).Fate == Unwind
+}
+
+// VersionHex parses "3.13.8" (or "3.13") into Py_Version of that final
+// release; 0 when it cannot.
+func VersionHex(s string) uint32 {
+	var a, b, c uint32
+	if n, _ := fmt.Sscanf(s, "%d.%d.%d", &a, &b, &c); n < 2 {
+		return 0
+	}
+	return a<<24 | b<<16 | c<<8 | 0xF0
+}

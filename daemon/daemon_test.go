@@ -50,3 +50,14 @@ func TestUnwindStopsAtTheInnermostFatalFrame(t *testing.T) {
 		t.Error("a cleanup frame ended the unwind")
 	}
 }
+
+func TestUnwindsIsLinuxBefore3138(t *testing.T) {
+	for _, c := range []struct {
+		platform, version string
+		want              bool
+	}{{"linux", "3.12.0", true}, {"linux", "3.13.7", true}, {"linux", "3.13.8", false}, {"linux", "3.14", false}, {"macos", "3.12.0", false}} {
+		if got := Unwinds(c.platform, VersionHex(c.version)); got != c.want {
+			t.Errorf("Unwinds(%s, %s) = %v", c.platform, c.version, got)
+		}
+	}
+}

@@ -1,31 +1,28 @@
-// Package ledger reconciles what a child logged with what reached a stream:
-// the real fd-2 bytes, the in-memory streams dumped at exit, and the
-// telemetry. It decides BADESC, LOST, LOSTINT, DOUBLEINT, LOSTCALLBACK and
-// MISROUTED from those observations, never from an expected verdict.
 package ledger
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	"logjam/sim/pytext"
-	"logjam/watchdog"
+	"logjam/daemon"
+	"logjam/pytext"
+	"logjam/telemetry"
+	"logjam/verdict"
 )
 
-// Verdicts the ledger can give, in order of precedence after HANG and CRASH.
+// The verdicts the ledger gives, in precedence order (verdict.Precedence).
 const (
-	BadEsc       = "BADESC"
-	Lost         = "LOST"
-	LostInt      = "LOSTINT"
-	DoubleInt    = "DOUBLEINT"
-	LostCallback = "LOSTCALLBACK"
-	Misrouted    = "MISROUTED"
-	OK           = "OK"
+	BadEsc       = verdict.BadEsc
+	Lost         = verdict.Lost
+	LostInt      = verdict.LostInt
+	DoubleInt    = verdict.DoubleInt
+	LostCallback = verdict.LostCallback
+	Misrouted    = verdict.Misrouted
+	OK           = verdict.OK
 )
 
 // Contract is the part of a scenario's contract the ledger checks.
@@ -41,38 +38,6 @@ type Contract struct {
 	Callbacks int
 }
 
-// Line is one logged line from telemetry.
-type Line struct {
-	Seq      int    `json:"seq"`
-	Thread   string `json:"thread"`
-	Daemon   bool   `json:"daemon"`
-	Level    string `json:"level"`
-	InCall   bool   `json:"in_call"`
-	Replaced bool   `json:"replaced"`
-	B        []byte `json:"b"`
-}
-
-type capture struct {
-	Stream   string `json:"stream"`
-	Text     string `json:"text"`
-	Attempts []struct {
-		Text   string `json:"text"`
-		Raised string `json:"raised"`
-	} `json:"attempts"`
-}
-
-type exception struct {
-	Thread  string `json:"thread"`
-	Type    string `json:"type"`
-	Text    string `json:"text"`
-	Escaped bool   `json:"escaped"`
-}
-
-type start struct {
-	Platform string `json:"platform"`
-	Python   string `json:"python"`
-}
-
 // Evidence is what a verdict rests on.
 type Evidence struct {
 	Lines      int      `json:"lines_logged"`
@@ -86,78 +51,79 @@ type Evidence struct {
 
 // Judgement is the ledger's verdict with its evidence.
 type Judgement struct {
-	Verdict  string
+	Verdict  verdict.Verdict
 	Evidence Evidence
 }
 
-// Judge reconciles one run.
-func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
-	var (
-		lines    []Line
-		caps     []capture
-		excs     []exception
-		st       start
-		handlers int
-		signals  int
-		cbRuns   = map[string]int{}
-	)
-	for _, ev := range events {
-		switch ev.Ev {
-		case "line":
-			var l Line
-			if json.Unmarshal(ev.Raw, &l) == nil {
-				lines = append(lines, l)
-			}
-		case "capture":
-			var cp capture
-			if json.Unmarshal(ev.Raw, &cp) == nil {
-				caps = append(caps, cp)
-			}
-		case "exception":
-			var e exception
-			if json.Unmarshal(ev.Raw, &e) == nil {
-				excs = append(excs, e)
-			}
-		case "start":
-			_ = json.Unmarshal(ev.Raw, &st)
-		case "handler":
-			handlers++
-		case "signal":
-			signals++
-		case "callback":
-			var cb struct {
-				ID string `json:"id"`
-			}
-			if json.Unmarshal(ev.Raw, &cb) == nil {
-				cbRuns[cb.ID]++
-			}
+// Judge reconciles one run: each check below, in precedence order; the
+// first that finds its verdict wins, else OK.
+func Judge(c Contract, tr *telemetry.Transcript, fd2 []byte) Judgement {
+	r := newRun(c, tr, fd2)
+	for _, ck := range checks {
+		if detail, found := ck.find(r); found {
+			r.ev.Detail = detail
+			return Judgement{ck.verdict, r.ev}
 		}
 	}
-	var ev Evidence
-	ev.Lines = len(lines)
-	for _, e := range excs {
-		ev.Exceptions = append(ev.Exceptions, e.Thread+": "+e.Type+": "+e.Text)
-	}
+	return Judgement{OK, r.ev}
+}
 
-	// BADESC: a strict decode raised, raw bytes leaked into Python text, or
-	// the call raised another type than the one the script must see.
-	for _, e := range excs {
+// check finds one verdict; checks lists them in precedence order.
+type check struct {
+	verdict verdict.Verdict
+	find    func(*run) (detail string, found bool)
+}
+
+var checks = []check{
+	{BadEsc, badEsc},
+	{Lost, lost},
+	{LostInt, lostInt},
+	{DoubleInt, doubleInt},
+	{LostCallback, lostCallback},
+	{Misrouted, misrouted},
+}
+
+// run is one judgement's observations.
+type run struct {
+	c       Contract
+	tr      *telemetry.Transcript
+	fd2     []byte
+	fdLines map[string]int // complete lines of fd 2
+	pyLines map[string]int // complete lines of the Python streams
+	ev      Evidence
+}
+
+func newRun(c Contract, tr *telemetry.Transcript, fd2 []byte) *run {
+	r := &run{c: c, tr: tr, fd2: fd2, fdLines: completeLines(fd2), pyLines: map[string]int{}}
+	r.ev.Lines = len(tr.Lines)
+	for _, e := range tr.Exceptions {
+		r.ev.Exceptions = append(r.ev.Exceptions, e.Thread+": "+e.Type+": "+e.Text)
+	}
+	for _, cp := range tr.Captures {
+		for l, n := range completeLines([]byte(cp.Text)) {
+			r.pyLines[l] += n
+		}
+	}
+	return r
+}
+
+// badEsc: a strict decode raised, raw bytes leaked into Python text, or the
+// call raised another type than the one the script must see.
+func badEsc(r *run) (string, bool) {
+	for _, e := range r.tr.Exceptions {
 		if e.Type == "UnicodeDecodeError" || pytext.HasUnescapedInvalid(e.Text) {
-			ev.Detail = fmt.Sprintf("%s raised %s: %s", e.Thread, e.Type, e.Text)
-			return Judgement{BadEsc, ev}
+			return fmt.Sprintf("%s raised %s: %s", e.Thread, e.Type, e.Text), true
 		}
 	}
-	if c.Raises != "" && !raised(excs, c.Raises) {
-		ev.Detail = "the call must raise " + c.Raises
-		return Judgement{BadEsc, ev}
+	if r.c.Raises != "" && !raised(r.tr.Exceptions, r.c.Raises) {
+		return "the call must raise " + r.c.Raises, true
 	}
+	return "", false
+}
 
-	// LOST: every line must be a complete line of fd 2 or of a Python
-	// stream; lines the cap left out count only when the notes' numbers are
-	// exact.
-	fdLines := completeLines(fd2)
-	pyLines := map[string]int{}
-	var notes []string
+// lost: every line must be a complete line of fd 2 or of a Python stream;
+// lines the cap left out count only when the notes' numbers are exact.
+func lost(r *run) (string, bool) {
 	noteSeen := map[string]int{}
 	countNotes := func(ls map[string]int) {
 		for l, n := range ls {
@@ -166,15 +132,12 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 			}
 		}
 	}
-	for _, cp := range caps {
-		cl := completeLines([]byte(cp.Text))
-		for l, n := range cl {
-			pyLines[l] += n
-		}
-		countNotes(cl)
+	for _, cp := range r.tr.Captures {
+		countNotes(completeLines([]byte(cp.Text)))
 	}
-	countNotes(fdLines)
+	countNotes(r.fdLines)
 	var noteLines, noteBytes int
+	var notes []string
 	for l, n := range noteSeen {
 		nl, nb, _ := parseNote(l)
 		noteLines += nl * n
@@ -182,172 +145,129 @@ func Judge(c Contract, events []watchdog.Event, fd2 []byte) Judgement {
 		notes = append(notes, strings.TrimSpace(l))
 	}
 	sort.Strings(notes)
-	ev.Notes = notes
-	var missing []Line
+	r.ev.Notes = notes
+	var missing []telemetry.Line
 	missingBytes := 0
-	for _, l := range lines {
-		if fdLines[string(l.B)] > 0 || pyLines[pytext.DecodeEscaped(l.B)] > 0 {
-			ev.Delivered++
+	for _, l := range r.tr.Lines {
+		if r.fdLines[string(l.B)] > 0 || r.pyLines[pytext.DecodeEscaped(l.B)] > 0 {
+			r.ev.Delivered++
 			continue
 		}
 		missing = append(missing, l)
 		missingBytes += len(l.B)
 	}
-	if len(missing) > 0 && !(noteLines == len(missing) && noteBytes == missingBytes) {
-		for i, l := range missing {
-			if i == 5 {
-				ev.Missing = append(ev.Missing, fmt.Sprintf("... and %d more", len(missing)-5))
-				break
-			}
-			ev.Missing = append(ev.Missing, fmt.Sprintf("#%d %s: %q", l.Seq, l.Thread, clip(l.B)))
-		}
-		ev.Detail = fmt.Sprintf("%d of %d lines reached no stream", len(missing), len(lines))
-		if noteLines > 0 {
-			ev.Detail += fmt.Sprintf("; the notes account for %d lines (%d bytes), not %d (%d bytes)", noteLines, noteBytes, len(missing), missingBytes)
-		}
-		return Judgement{Lost, ev}
+	if len(missing) == 0 || (noteLines == len(missing) && noteBytes == missingBytes) {
+		return "", false
 	}
-
-	// LOSTINT and DOUBLEINT: each Ctrl-C reaches the caller once. A Ctrl-C
-	// the run never delivered cannot be lost: the contract's count is capped
-	// by the interrupts that happened, real SIGINTs that reached the
-	// interpreter ("signal" events) and KeyboardInterrupts a stream's write
-	// raised (a policy that never calls the stream's write never meets one).
-	if c.Interrupts > 0 {
-		delivered := signals
-		for _, cp := range caps {
-			for _, a := range cp.Attempts {
-				if a.Raised == "KeyboardInterrupt" {
-					delivered++
-				}
-			}
+	for i, l := range missing {
+		if i == 5 {
+			r.ev.Missing = append(r.ev.Missing, fmt.Sprintf("... and %d more", len(missing)-5))
+			break
 		}
-		want := min(c.Interrupts, delivered)
-		kis := 0
-		for _, e := range excs {
-			if e.Type == "KeyboardInterrupt" {
-				kis++
-			}
-		}
-		if kis < want {
-			ev.Detail = fmt.Sprintf("%d Ctrl-C, %d KeyboardInterrupt reached the caller", want, kis)
-			return Judgement{LostInt, ev}
-		}
-		if handlers > want {
-			ev.Detail = fmt.Sprintf("%d Ctrl-C, the SIGINT handler ran %d times", want, handlers)
-			return Judgement{DoubleInt, ev}
-		}
+		r.ev.Missing = append(r.ev.Missing, fmt.Sprintf("#%d %s: %q", l.Seq, l.Thread, clip(l.B)))
 	}
-
-	// LOSTCALLBACK: every queued callback ran.
-	if c.Callbacks > 0 && len(cbRuns) < c.Callbacks {
-		ev.Detail = fmt.Sprintf("%d callbacks queued, %d ran", c.Callbacks, len(cbRuns))
-		return Judgement{LostCallback, ev}
+	detail := fmt.Sprintf("%d of %d lines reached no stream", len(missing), len(r.tr.Lines))
+	if noteLines > 0 {
+		detail += fmt.Sprintf("; the notes account for %d lines (%d bytes), not %d (%d bytes)", noteLines, noteBytes, len(missing), missingBytes)
 	}
-
-	// MISROUTED: with sys.stderr replaced, a line reached fd 2 although the
-	// stream never refused it, outside the documented daemon rule (Linux,
-	// Python before 3.13.8, a daemon thread) and the fatal-path rule
-	// (FatalPathLines).
-	if c.Replaced {
-		refused := map[string]bool{}
-		for _, cp := range caps {
-			for _, a := range cp.Attempts {
-				if a.Raised != "" {
-					for l := range completeLines([]byte(a.Text)) {
-						refused[l] = true
-					}
-				}
-			}
-		}
-		daemonRule := st.Platform == "linux" && versionBefore(st.Python, 3, 13, 8)
-		fatalPath := FatalPathLines(events, fd2)
-		for _, l := range lines {
-			esc := pytext.DecodeEscaped(l.B)
-			onFD2 := fdLines[string(l.B)] > 0
-			if !l.Replaced || !onFD2 || pyLines[esc] > 0 || refused[esc] || (l.Daemon && daemonRule) || fatalPath[l.Seq] {
-				continue
-			}
-			if len(ev.Misrouted) < 5 {
-				ev.Misrouted = append(ev.Misrouted, fmt.Sprintf("#%d %s: %q", l.Seq, l.Thread, clip(l.B)))
-			}
-		}
-		if len(ev.Misrouted) > 0 {
-			ev.Detail = "sys.stderr was replaced and these lines went to fd 2 without it refusing them"
-			return Judgement{Misrouted, ev}
-		}
-	}
-	return Judgement{OK, ev}
+	return detail, true
 }
 
-// FatalPathLines is the fatal-path rule of MISROUTED (the merged fix's
-// documented rule, the seed's third review round): when a run ends in the
-// runtime's abort after a Fatal line, the lines that reached fd 2 in that
-// fatal path (the kept lines the sink wrote just before the fatal line,
-// and the fatal line itself) are not MISROUTED although sys.stderr was
-// replaced: an in-memory capture cannot outlive the abort, so fd 2 is the
-// only stream left. Lines a sink sent to fd 2 during the call, before the
-// fatal line (fd2's every-line rule), are not covered and stay MISROUTED.
-// It returns the sequence numbers of those lines.
-//
-// Observations and why they can be trusted:
-//   - the fatal line: a "line" event of level F followed by an "abort"
-//     event. The runtime emits the line's event, hands the line to the
-//     sink, then emits "abort" and raises SIGABRT, all on the logging
-//     thread; telemetry is written synchronously under one mutex, so the
-//     event order is the order of emission. (The cell has already checked
-//     that the child really died by SIGABRT after an "abort" event.)
-//   - the kept lines: the sink's "fatal-flush" event names the bytes of
-//     the kept lines it wrote in its fatal branch, which only a Fatal line
-//     reaches; it is emitted after those writes returned. It is accepted
-//     only for that fatal line (same thread, "fatal" its sequence number),
-//     only between the fatal line's event and the abort, and only for lines
-//     that thread logged before the fatal line.
-//   - fd 2 itself: each of those lines, and the fatal line, must really be
-//     on fd 2, each kept line before the fatal line's first occurrence, so
-//     telemetry alone never excuses a line.
-func FatalPathLines(events []watchdog.Event, fd2 []byte) map[int]bool {
-	type flush struct {
-		at      int
-		Thread  string   `json:"thread"`
-		Fatal   int      `json:"fatal"`
-		Written [][]byte `json:"written"`
-	}
-	var (
-		lines   []Line
-		lineAt  = map[int]int{} // seq -> index of its "line" event
-		flushes []flush
-		abortAt = -1
-	)
-	for i, ev := range events {
-		switch ev.Ev {
-		case "line":
-			var l Line
-			if json.Unmarshal(ev.Raw, &l) == nil {
-				lines = append(lines, l)
-				lineAt[l.Seq] = i
-			}
-		case "fatal-flush":
-			f := flush{at: i}
-			if json.Unmarshal(ev.Raw, &f) == nil {
-				flushes = append(flushes, f)
-			}
-		case "abort":
-			if abortAt < 0 {
-				abortAt = i
+// interruptsDelivered caps the contract's Ctrl-Cs by those the run really
+// delivered: real SIGINTs that reached the interpreter ("signal" events) and
+// KeyboardInterrupts a stream's write raised (a policy that never calls the
+// stream's write never meets one). A Ctrl-C never delivered cannot be lost.
+func interruptsDelivered(r *run) int {
+	delivered := len(r.tr.Signals)
+	for _, cp := range r.tr.Captures {
+		for _, a := range cp.Attempts {
+			if a.Raised == "KeyboardInterrupt" {
+				delivered++
 			}
 		}
 	}
+	return min(r.c.Interrupts, delivered)
+}
+
+// lostInt: each Ctrl-C reaches the caller as a KeyboardInterrupt.
+func lostInt(r *run) (string, bool) {
+	if r.c.Interrupts == 0 {
+		return "", false
+	}
+	want, kis := interruptsDelivered(r), 0
+	for _, e := range r.tr.Exceptions {
+		if e.Type == "KeyboardInterrupt" {
+			kis++
+		}
+	}
+	return fmt.Sprintf("%d Ctrl-C, %d KeyboardInterrupt reached the caller", want, kis), kis < want
+}
+
+// doubleInt: each Ctrl-C runs its handler once.
+func doubleInt(r *run) (string, bool) {
+	if r.c.Interrupts == 0 {
+		return "", false
+	}
+	want := interruptsDelivered(r)
+	return fmt.Sprintf("%d Ctrl-C, the SIGINT handler ran %d times", want, len(r.tr.Handlers)), len(r.tr.Handlers) > want
+}
+
+// lostCallback: every queued callback ran.
+func lostCallback(r *run) (string, bool) {
+	ran := map[string]bool{}
+	for _, cb := range r.tr.Callbacks {
+		ran[cb.ID] = true
+	}
+	return fmt.Sprintf("%d callbacks queued, %d ran", r.c.Callbacks, len(ran)), r.c.Callbacks > 0 && len(ran) < r.c.Callbacks
+}
+
+// misrouted: with sys.stderr replaced, a line reached fd 2 although the
+// stream never refused it, outside the daemon rule (daemon.Unwinds) and the
+// fatal-path rule (FatalPathLines).
+func misrouted(r *run) (string, bool) {
+	if !r.c.Replaced {
+		return "", false
+	}
+	refused := map[string]bool{}
+	for _, cp := range r.tr.Captures {
+		for _, a := range cp.Attempts {
+			if a.Raised != "" {
+				for l := range completeLines([]byte(a.Text)) {
+					refused[l] = true
+				}
+			}
+		}
+	}
+	daemonRule := daemon.Unwinds(r.tr.Start.Platform, daemon.VersionHex(r.tr.Start.Python))
+	fatalPath := FatalPathLines(r.tr, r.fd2)
+	for _, l := range r.tr.Lines {
+		esc := pytext.DecodeEscaped(l.B)
+		onFD2 := r.fdLines[string(l.B)] > 0
+		if !l.Replaced || !onFD2 || r.pyLines[esc] > 0 || refused[esc] || (l.Daemon && daemonRule) || fatalPath[l.Seq] {
+			continue
+		}
+		if len(r.ev.Misrouted) < 5 {
+			r.ev.Misrouted = append(r.ev.Misrouted, fmt.Sprintf("#%d %s: %q", l.Seq, l.Thread, clip(l.B)))
+		}
+	}
+	return "sys.stderr was replaced and these lines went to fd 2 without it refusing them", len(r.ev.Misrouted) > 0
+}
+
+// FatalPathLines is MISROUTED's fatal-path rule (why it can be trusted:
+// doc.go): the sequence numbers of the lines a run's fatal path left on fd 2,
+// the fatal line and the kept lines its sink flushed just before it.
+func FatalPathLines(tr *telemetry.Transcript, fd2 []byte) map[int]bool {
 	exempt := map[int]bool{}
-	if abortAt < 0 {
+	if len(tr.Aborts) == 0 {
 		return exempt
 	}
-	byBytes := map[string]Line{}
-	for _, l := range lines {
+	abortAt := tr.Aborts[0].At
+	byBytes := map[string]telemetry.Line{}
+	for _, l := range tr.Lines {
 		byBytes[string(l.B)] = l
 	}
-	for _, f := range lines {
-		if f.Level != "F" || lineAt[f.Seq] > abortAt {
+	for _, f := range tr.Lines {
+		if f.Level != "F" || f.At > abortAt {
 			continue
 		}
 		fatalPos := bytes.Index(fd2, f.B)
@@ -355,8 +275,8 @@ func FatalPathLines(events []watchdog.Event, fd2 []byte) map[int]bool {
 			continue
 		}
 		exempt[f.Seq] = true
-		for _, fl := range flushes {
-			if fl.Fatal != f.Seq || fl.Thread != f.Thread || fl.at < lineAt[f.Seq] || fl.at > abortAt {
+		for _, fl := range tr.FatalFlushes {
+			if fl.Fatal != f.Seq || fl.Thread != f.Thread || fl.At < f.At || fl.At > abortAt {
 				continue
 			}
 			for _, w := range fl.Written {
@@ -373,7 +293,7 @@ func FatalPathLines(events []watchdog.Event, fd2 []byte) map[int]bool {
 	return exempt
 }
 
-func raised(excs []exception, typ string) bool {
+func raised(excs []telemetry.Exception, typ string) bool {
 	for _, e := range excs {
 		if e.Type == typ {
 			return true
@@ -417,32 +337,16 @@ func clip(b []byte) string {
 	return s
 }
 
-func versionBefore(v string, major, minor, micro int) bool {
-	var a, b, c int
-	fmt.Sscanf(v, "%d.%d.%d", &a, &b, &c)
-	if a != major {
-		return a < major
-	}
-	if b != minor {
-		return b < minor
-	}
-	return c < micro
-}
-
 // OutOfOrder reports, for each thread, lines whose first occurrence on fd 2
 // comes before that of a line the same thread logged earlier ("lines arrive
 // complete and in order"; "fd 2 must show the context, then the fatal
 // line"). Lines fd 2 never got are Judge's business (LOST), and repeats
 // after a fallback are allowed: only first occurrences count. At most five
 // problems are listed.
-func OutOfOrder(events []watchdog.Event, fd2 []byte) []string {
-	byThread := map[string][]Line{}
+func OutOfOrder(tr *telemetry.Transcript, fd2 []byte) []string {
+	byThread := map[string][]telemetry.Line{}
 	var threads []string
-	for _, ev := range events {
-		var l Line
-		if ev.Ev != "line" || json.Unmarshal(ev.Raw, &l) != nil {
-			continue
-		}
+	for _, l := range tr.Lines {
 		if _, seen := byThread[l.Thread]; !seen {
 			threads = append(threads, l.Thread)
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"logjam/telemetry"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,7 +31,7 @@ type FD2 struct {
 	wake  [2]int // self-pipe written when a signal arrives, so a blocked
 	// Python write can run the handlers (the EINTR path)
 	g   *Graph
-	tel *Telemetry
+	tel *telemetry.Writer
 }
 
 // PipeRoom is room on fd 2, held by the thread that drains it.
@@ -54,7 +55,7 @@ func (r *PipeRoom) holders() []*Thread {
 	return []*Thread{r.drainer}
 }
 
-func openFD2(g *Graph, tel *Telemetry) (*FD2, error) {
+func openFD2(g *Graph, tel *telemetry.Writer) (*FD2, error) {
 	f := &FD2{probe: -1, g: g, tel: tel, wake: [2]int{-1, -1}}
 	var st unix.Stat_t
 	if err := unix.Fstat(2, &st); err != nil {
@@ -145,7 +146,7 @@ func (f *FD2) write(t *Thread, b []byte, interruptible bool) (n int, interrupted
 			continue
 		}
 		// The kernel said no room: this thread now waits for the drainer.
-		f.tel.Emit("blocked-write", map[string]any{"thread": t.Name, "pending": len(b) - n, "gil": t.in.GIL.HeldBy(t)})
+		f.tel.Emit(telemetry.BlockedWrite{Thread: t.Name, Pending: len(b) - n, GIL: t.in.GIL.HeldBy(t)})
 		if !interruptible || f.wake[0] < 0 {
 			rest := b[n:]
 			f.g.waitOn(t, f.room, func() { n += f.blockingWrite(rest) })

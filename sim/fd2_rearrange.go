@@ -2,6 +2,7 @@ package sim
 
 import (
 	"golang.org/x/sys/unix"
+	"logjam/telemetry"
 )
 
 // Rearranged re-reads fd 2 after the process pointed it somewhere else
@@ -42,6 +43,6 @@ func (f *FD2) Rearranged() error {
 	f.Kind = kind
 	f.room.kind = kind
 	f.g.mu.Unlock()
-	f.tel.Emit("fd2", map[string]any{"kind": string(kind)})
+	f.tel.Emit(telemetry.FD2{FDKind: string(kind)})
 	return nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"logjam/telemetry"
 	"slices"
 	"sync/atomic"
 	"syscall"
@@ -55,7 +56,8 @@ func (in *Interp) finalize(main *Thread) {
 	for i, t := range waiting {
 		names[i] = t.Name
 	}
-	in.Tel.Emit("finalize", map[string]any{"thread": main.Name, "profile": in.fin.profile, "gil_waiters": names})
+	p := in.fin.profile
+	in.Tel.Emit(telemetry.Finalize{Thread: main.Name, Profile: telemetry.DaemonProfile{Platform: p.Platform, Python: p.Python, Fate: string(p.Fate), Why: p.Why}, GILWaiters: names})
 	if len(waiting) > 0 {
 		main.ReleaseGIL()
 		in.G.WaitUntil(func() bool {
@@ -80,8 +82,8 @@ func (in *Interp) finalize(main *Thread) {
 // finalization started (it does not hold it). It never returns.
 func (in *Interp) afterFinalization(t *Thread) {
 	p := in.fin.profile
-	in.Tel.Emit("daemon-fate", map[string]any{"thread": t.Name, "daemon": t.Daemon, "fate": string(p.Fate), "why": p.Why,
-		"holds": in.heldNames(t)})
+	in.Tel.Emit(telemetry.DaemonFate{Thread: t.Name, Daemon: t.Daemon, Fate: string(p.Fate), Why: p.Why,
+		Holds: in.heldNames(t)})
 	switch p.Fate {
 	case daemon.Unwind:
 		panic(daemon.ForcedUnwind{Thread: t.Name})
@@ -135,8 +137,8 @@ func (in *Interp) threadTop(t *Thread) {
 	if _, ok := r.(daemon.ForcedUnwind); !ok {
 		panic(r)
 	}
-	in.Tel.Emit("daemon-fate", map[string]any{"thread": t.Name, "fate": string(daemon.Unwind),
-		"why": "the forced unwind reached the thread's start routine: pthread_exit completed", "holds": in.heldNames(t)})
+	in.Tel.Emit(telemetry.DaemonFate{Thread: t.Name, Fate: string(daemon.Unwind),
+		Why: "the forced unwind reached the thread's start routine: pthread_exit completed", Holds: in.heldNames(t)})
 }
 
 // unwindFrames describes C++ frames (innermost first) that a forced unwind
@@ -156,8 +158,8 @@ func unwindFrames(t *Thread, frames []daemon.Frame) {
 	if !stop {
 		panic(u)
 	}
-	t.in.Tel.Emit("daemon-fate", map[string]any{"thread": t.Name, "fate": string(daemon.Unwind), "frame": at.Name,
-		"frame_kind": at.Kind.String(), "signal": signalName(end.Signal), "why": end.Why})
+	t.in.Tel.Emit(telemetry.DaemonFate{Thread: t.Name, Fate: string(daemon.Unwind), Frame: at.Name,
+		FrameKind: at.Kind.String(), Signal: signalName(end.Signal), Why: end.Why})
 	if end.Message != "" {
 		// __libc_fatal writes straight to fd 2 (no stdio lock, no GIL).
 		_, _ = syscall.Write(2, []byte(end.Message))

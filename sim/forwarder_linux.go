@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"logjam/telemetry"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -47,7 +48,7 @@ func (rt *Runtime) CaptureFD2(style ForwarderStyle, sink Stream) (*FD2Capture, e
 	c := &FD2Capture{rt: rt, style: style, sink: sink, read: p[0], saved: saved}
 	c.F = rt.In.StartNative(style.Name+" forwarder", true, c.forward)
 	rt.FD2.SetDrainer(c.F)
-	rt.Tel.Emit("capture-fd2", map[string]any{"style": style.Name, "chunk": style.Chunk, "pipe": CapturePipeSize, "forwarder": c.F.Name})
+	rt.Tel.Emit(telemetry.CaptureFD2{Style: style.Name, Chunk: style.Chunk, Pipe: CapturePipeSize, Forwarder: c.F.Name})
 	return c, nil
 }
 

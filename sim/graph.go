@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"logjam/telemetry"
 	"slices"
 	"sort"
 	"strings"
@@ -24,18 +25,13 @@ type Graph struct {
 	cond     *sync.Cond // broadcast on every change of ownership or waiting
 	threads  []*Thread
 	locks    []*Lock
-	tel      *Telemetry
+	tel      *telemetry.Writer
 	reported map[string]bool
 	onCycle  func(Cycle)
 }
 
 // Edge is one thread of a cycle: what it holds and what it waits for.
-type Edge struct {
-	Thread string   `json:"thread"`
-	Holds  []string `json:"holds"`
-	Waits  string   `json:"waits"`
-	HeldBy string   `json:"held_by"`
-}
+type Edge = telemetry.Edge
 
 // Cycle is a closed chain of waits.
 type Cycle struct {
@@ -43,7 +39,7 @@ type Cycle struct {
 	Text  string `json:"text"`
 }
 
-func newGraph(tel *Telemetry) *Graph {
+func newGraph(tel *telemetry.Writer) *Graph {
 	g := &Graph{tel: tel, reported: map[string]bool{}}
 	g.cond = sync.NewCond(&g.mu)
 	return g
@@ -63,7 +59,7 @@ func (g *Graph) changedLocked() {
 				continue
 			}
 			g.reported[key] = true
-			g.tel.Emit("cycle", map[string]any{"text": c.Text, "edges": c.Edges})
+			g.tel.Emit(telemetry.Cycle{Text: c.Text, Edges: c.Edges})
 			if g.onCycle != nil {
 				g.onCycle(c)
 			}
@@ -141,19 +137,10 @@ func (g *Graph) WaitUntil(cond func() bool) {
 }
 
 // Snapshot is the lock table: every thread, what it holds and waits for.
-type Snapshot struct {
-	Threads []ThreadState `json:"threads"`
-}
+type Snapshot = telemetry.LockTable
 
 // ThreadState is one row of the lock table.
-type ThreadState struct {
-	Name   string   `json:"name"`
-	Daemon bool     `json:"daemon,omitempty"`
-	Holds  []string `json:"holds"`
-	Waits  string   `json:"waits,omitempty"`
-	HeldBy []string `json:"held_by,omitempty"`
-	Ended  bool     `json:"ended,omitempty"`
-}
+type ThreadState = telemetry.ThreadState
 
 // Snapshot returns the lock table.
 func (g *Graph) Snapshot() Snapshot {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"logjam/telemetry"
 	"os"
 	"strconv"
 	"strings"
@@ -74,7 +75,7 @@ func ParseVersion(s string) (Version, error) {
 type Interp struct {
 	G        *Graph
 	GIL      *Lock
-	Tel      *Telemetry
+	Tel      *telemetry.Writer
 	Platform Platform
 	Python   Version
 
@@ -93,7 +94,7 @@ type Interp struct {
 
 type streamBox struct{ s Stream }
 
-func newInterp(tel *Telemetry, p Platform, v Version) *Interp {
+func newInterp(tel *telemetry.Writer, p Platform, v Version) *Interp {
 	g := newGraph(tel)
 	in := &Interp{G: g, Tel: tel, Platform: p, Python: v}
 	in.GIL = g.NewLock("the GIL")
@@ -122,7 +123,7 @@ func (in *Interp) Start(name string, daemon bool, fn func(t *Thread) *PyErr) *Th
 		defer in.threadTop(t) // a forced unwind ends the thread here
 		t.AcquireGIL()
 		if err := fn(t); err != nil {
-			in.Tel.Emit("exception", map[string]any{"thread": t.Name, "type": err.Type, "text": err.Msg, "escaped": true})
+			in.Tel.Emit(telemetry.Exception{Thread: t.Name, Type: err.Type, Text: err.Msg, Escaped: true})
 			_ = in.Stderr().Write(t, fmt.Sprintf("Exception in thread %s:\n%s\n", t.Name, err.Traceback()))
 		}
 		t.ReleaseGIL()
@@ -213,6 +214,6 @@ func (in *Interp) DumpStreams() {
 	mems := append([]*MemStream(nil), in.memories...)
 	in.mu.Unlock()
 	for _, m := range mems {
-		in.Tel.Emit("capture", m.report())
+		in.Tel.Emit(m.report())
 	}
 }

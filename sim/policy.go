@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"logjam/daemon"
+	"logjam/telemetry"
 	"sort"
 	"strings"
 	"sync"
@@ -9,8 +11,8 @@ import (
 
 	"logjam/failpoints"
 	"logjam/pipes"
+	"logjam/pytext"
 	"logjam/sim/keep"
-	"logjam/sim/pytext"
 )
 
 // Policy is the log sink: where a runtime log line goes. Each design of the
@@ -160,14 +162,14 @@ func (k *kit) take(t *Thread) taken {
 // flushEscaped is the flush: one Python write of the note and kept lines,
 // decoded with backslashreplace.
 func (k *kit) flushEscaped(t *Thread, tk taken) *PyErr {
-	k.rt.Tel.Emit("flush", map[string]any{"thread": t.Name, "lines": len(tk.lines), "note": string(tk.note), "to": k.rt.In.Stderr().Name()})
+	k.rt.Tel.Emit(telemetry.Flush{Thread: t.Name, Lines: len(tk.lines), Note: string(tk.note), To: k.rt.In.Stderr().Name()})
 	return k.pythonWrite(t, pytext.DecodeEscaped(tk.bytes()))
 }
 
 // directAll writes a flush's lines straight to fd 2 (the fallback after a
 // failed or interrupted flush; repeats are allowed).
 func (k *kit) directAll(t *Thread, tk taken, why string) {
-	k.rt.Tel.Emit("fallback", map[string]any{"thread": t.Name, "lines": len(tk.lines), "why": why})
+	k.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: why})
 	if tk.note != nil {
 		k.directWrite(t, tk.note)
 	}
@@ -293,8 +295,6 @@ type adaptiveRules struct {
 	careful bool
 }
 
-var py3138 = Version{3, 13, 8}
-
 var thirdRoundRules = adaptiveRules{
 	name:         "adaptive",
 	daemonDirect: func(*Interp) bool { return true },
@@ -302,7 +302,7 @@ var thirdRoundRules = adaptiveRules{
 
 var mergedRules = adaptiveRules{
 	name:         "merged",
-	daemonDirect: func(in *Interp) bool { return in.Platform == Linux && in.Python.Before(py3138) },
+	daemonDirect: func(in *Interp) bool { return daemon.Unwinds(string(in.Platform), in.Python.Hex()) },
 	fatalContext: true,
 	escapeAll:    true,
 	careful:      true,
@@ -335,8 +335,8 @@ func (p *adaptiveSink) Emit(t *Thread, l Line) {
 			// Telemetry only: the kept lines this fatal path wrote to fd 2
 			// (the oldest first; the room check stops at the first line
 			// with no room), for the ledger's fatal-path rule.
-			p.rt.Tel.Emit("fatal-flush", map[string]any{"thread": t.Name, "fatal": l.Seq,
-				"written": tk.lines[:max(0, len(tk.lines)-left)], "left": left})
+			p.rt.Tel.Emit(telemetry.FatalFlush{Thread: t.Name, Fatal: l.Seq,
+				Written: tk.lines[:max(0, len(tk.lines)-left)], Left: left})
 		}
 		p.directLine(t, l, "fatal line, then abort")
 	case t.depth == 0:
@@ -362,7 +362,7 @@ func (p *adaptiveSink) Exit(t *Thread) *PyErr {
 	if p.daemonRule(t) {
 		n, b := p.directWhileRoom(t, tk, p.rules.careful)
 		if n > 0 {
-			p.rt.Tel.Emit("dropped", map[string]any{"thread": t.Name, "lines": n, "bytes": b, "why": "daemon: no room, dropped silently"})
+			p.rt.Tel.Emit(telemetry.Dropped{Thread: t.Name, Lines: n, Bytes: b, Why: "daemon: no room, dropped silently"})
 		}
 		return nil
 	}

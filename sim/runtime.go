@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"logjam/telemetry"
 	"os"
 	"os/signal"
 	"runtime"
@@ -10,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"logjam/sim/pytext"
+	"logjam/pytext"
 )
 
 // Level is a runtime log level.
@@ -46,7 +47,7 @@ type Options struct {
 type Runtime struct {
 	In     *Interp
 	G      *Graph
-	Tel    *Telemetry
+	Tel    *telemetry.Writer
 	FD2    *FD2
 	Stdio  *Lock // the C stdio lock on stderr
 	Policy Policy
@@ -62,9 +63,9 @@ type Runtime struct {
 // New builds the runtime of one child process. The main thread holds the GIL.
 func New(opts Options) (*Runtime, error) {
 	start := time.Now()
-	tel := &Telemetry{start: start}
+	tel := telemetry.Discard(start)
 	if !opts.NoTelemetry {
-		tel = OpenTelemetry(start)
+		tel = telemetry.Open(start)
 	}
 	in := newInterp(tel, opts.Platform, opts.Python)
 	fd2, err := openFD2(in.G, tel)
@@ -93,8 +94,8 @@ func New(opts Options) (*Runtime, error) {
 			time.Sleep(time.Hour)
 		}
 	}()
-	tel.Emit("start", map[string]any{"pid": os.Getpid(), "policy": opts.Policy, "platform": string(opts.Platform),
-		"python": opts.Python.String(), "fd2": string(fd2.Kind), "sigint": string(in.Signals.Kind())})
+	tel.Emit(telemetry.Start{Pid: os.Getpid(), Policy: opts.Policy, Platform: string(opts.Platform),
+		Python: opts.Python.String(), FD2: string(fd2.Kind), Sigint: string(in.Signals.Kind())})
 	return rt, nil
 }
 
@@ -108,7 +109,7 @@ func (rt *Runtime) dumpOnSIGQUIT() {
 		for range ch {
 			buf := make([]byte, 1<<20)
 			n := runtime.Stack(buf, true)
-			rt.Tel.Emit("dump", map[string]any{"locks": rt.G.Snapshot(), "stacks": string(buf[:n])})
+			rt.Tel.Emit(telemetry.Dump{Locks: rt.G.Snapshot(), Stacks: string(buf[:n])})
 		}
 	}()
 }
@@ -139,8 +140,8 @@ func (rt *Runtime) LogBytes(t *Thread, lvl Level, file string, lineNo int, msg [
 	if lvl == Error && t.depth > 0 {
 		t.errs = pytext.AppendRuntimeErrors(t.errs, append(msg[:len(msg):len(msg)], '\n'))
 	}
-	rt.Tel.Emit("line", map[string]any{"seq": l.Seq, "thread": t.Name, "daemon": t.Daemon, "level": string(lvl),
-		"in_call": t.depth > 0, "replaced": rt.In.StderrReplaced(), "b": l.Bytes})
+	rt.Tel.Emit(telemetry.Line{Seq: l.Seq, Thread: t.Name, Daemon: t.Daemon, Level: string(lvl),
+		InCall: t.depth > 0, Replaced: rt.In.StderrReplaced(), B: l.Bytes})
 	rt.Policy.Emit(t, l)
 	if lvl == Fatal {
 		rt.Abort("fatal log line")
@@ -149,10 +150,7 @@ func (rt *Runtime) LogBytes(t *Thread, lvl Level, file string, lineNo int, msg [
 
 // Route records where the sink sent a line (the ledger's routing column).
 func (rt *Runtime) Route(t *Thread, l Line, route, why string) {
-	if !rt.Tel.Enabled() {
-		return // no map built per line when nothing reads telemetry
-	}
-	rt.Tel.Emit("route", map[string]any{"seq": l.Seq, "thread": t.Name, "route": route, "why": why})
+	rt.Tel.Emit(telemetry.Route{Seq: l.Seq, Thread: t.Name, Route: route, Why: why})
 }
 
 // NativeError is a runtime Error returned from native code, with the
@@ -189,7 +187,7 @@ func (rt *Runtime) Call(t *Thread, name string, body func() *NativeError) *PyErr
 		}
 	}
 	if exc != nil {
-		rt.Tel.Emit("exception", map[string]any{"thread": t.Name, "call": name, "type": exc.Type, "text": exc.Msg})
+		rt.Tel.Emit(telemetry.Exception{Thread: t.Name, Call: name, Type: exc.Type, Text: exc.Msg})
 	}
 	return exc
 }
@@ -213,6 +211,6 @@ func (rt *Runtime) exception(t *Thread, nerr *NativeError) *PyErr {
 // Abort is the runtime's abort(): a real SIGABRT, so the parent sees
 // "killed by signal 6" as after a C abort().
 func (rt *Runtime) Abort(why string) {
-	rt.Tel.Emit("abort", map[string]any{"why": why})
+	rt.Tel.Emit(telemetry.Abort{Why: why})
 	dieBySignal(syscall.SIGABRT)
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"logjam/telemetry"
 	"os"
 	"os/signal"
 	"sync"
@@ -54,7 +55,7 @@ func (s *Signals) listen() {
 	signal.Notify(ch, syscall.SIGINT)
 	go func() {
 		for range ch {
-			s.in.Tel.Emit("signal", map[string]any{"signal": "SIGINT"})
+			s.in.Tel.Emit(telemetry.Signal{Signal: "SIGINT"})
 			s.trip()
 		}
 	}()
@@ -92,10 +93,10 @@ func (s *Signals) trip() {
 // does nothing when the handler is SIG_IGN or SIG_DFL.
 func (s *Signals) SetInterrupt() {
 	if s.Kind() == HandlerNone {
-		s.in.Tel.Emit("set-interrupt", map[string]any{"effect": "none: SIGINT is ignored"})
+		s.in.Tel.Emit(telemetry.SetInterrupt{Effect: "none: SIGINT is ignored"})
 		return
 	}
-	s.in.Tel.Emit("set-interrupt", map[string]any{"effect": "tripped"})
+	s.in.Tel.Emit(telemetry.SetInterrupt{Effect: "tripped"})
 	s.trip()
 }
 
@@ -118,7 +119,7 @@ func (s *Signals) Check(t *Thread) *PyErr {
 	if kind == HandlerNone {
 		return nil
 	}
-	s.in.Tel.Emit("handler", map[string]any{"signal": "SIGINT", "handler": string(kind), "run": runs})
+	s.in.Tel.Emit(telemetry.Handler{Signal: "SIGINT", Handler: string(kind), Run: runs})
 	return &PyErr{Type: "KeyboardInterrupt", Msg: ""}
 }
 

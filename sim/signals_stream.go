@@ -1,5 +1,7 @@
 package sim
 
+import "logjam/telemetry"
+
 // SignalWaitStream is an in-memory sys.stderr whose write, until a SIGINT
 // arrives, waits for one the way a Python-level wait does (a write method
 // that waits on a lock or an event): the GIL is released while it waits;
@@ -29,7 +31,7 @@ func (in *Interp) NewSignalWaitStream(name string) *SignalWaitStream {
 func (s *SignalWaitStream) Write(t *Thread, text string) *PyErr {
 	sig := s.in.Signals
 	if sig.Trips() < s.until {
-		s.in.Tel.Emit("stream-wait", map[string]any{"thread": t.Name, "stream": s.Name(), "for": "SIGINT"})
+		s.in.Tel.Emit(telemetry.StreamWait{Thread: t.Name, Stream: s.Name(), For: "SIGINT"})
 		held := t.HoldsGIL()
 		if held {
 			t.ReleaseGIL()

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"logjam/telemetry"
 	"strings"
 	"sync"
 	"time"
@@ -75,11 +76,7 @@ type MemStream struct {
 
 // Attempt is one call of write: the text offered, what was kept of it, and
 // the exception raised, if any.
-type Attempt struct {
-	Text    string `json:"text"`
-	Written int    `json:"written"`
-	Raised  string `json:"raised,omitempty"`
-}
+type Attempt = telemetry.Attempt
 
 // NewMemStream returns an empty in-memory stream.
 func NewMemStream(name string) *MemStream { return &MemStream{name: name} }
@@ -129,8 +126,8 @@ func (m *MemStream) Text() string {
 	return m.buf.String()
 }
 
-func (m *MemStream) report() map[string]any {
+func (m *MemStream) report() telemetry.Capture {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return map[string]any{"stream": m.name, "text": m.buf.String(), "attempts": m.attempts}
+	return telemetry.Capture{Stream: m.name, Text: m.buf.String(), Attempts: m.attempts}
 }

@@ -1,8 +1,8 @@
 package watchdog
 
 import (
-	"encoding/json"
 	"fmt"
+	"logjam/telemetry"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -31,39 +31,45 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// childTelemetry writes JSON lines on fd 3 when the watchdog opened it.
+// childTelemetry writes typed events on fd 3 when the watchdog opened it;
+// each carries "wall_ns" for the latency benchmarks.
 type childTelemetry struct {
-	mu    sync.Mutex
-	f     *os.File
-	start time.Time
+	f *os.File
+	w *telemetry.Writer
 }
 
 func openChildTelemetry() *childTelemetry {
-	tel := &childTelemetry{start: time.Now()}
 	if f := os.NewFile(3, "telemetry"); f != nil {
 		if _, err := f.Stat(); err == nil {
-			tel.f = f
+			return &childTelemetry{f: f, w: telemetry.NewWriter(f, time.Now())}
 		}
 	}
-	return tel
+	return &childTelemetry{w: telemetry.Discard(time.Now())}
 }
 
-func (c *childTelemetry) emit(kind string, fields map[string]any) {
-	m := map[string]any{"ev": kind, "t": float64(time.Since(c.start).Microseconds()) / 1000, "wall_ns": time.Now().UnixNano()}
-	for k, v := range fields {
-		m[k] = v
+// stamped adds "wall_ns" to an event; pidMark adds the pid a test needs.
+type (
+	stampedCycle struct {
+		telemetry.Cycle
+		WallNs int64 `json:"wall_ns"`
 	}
-	line, _ := json.Marshal(m)
-	c.writeLine(string(line))
-}
+	stampedDump struct {
+		telemetry.Dump
+		WallNs int64 `json:"wall_ns"`
+	}
+	pidMark struct {
+		telemetry.Mark
+		Pid int `json:"pid,omitempty"`
+	}
+)
 
+func (c *childTelemetry) emit(p telemetry.Payload) { c.w.Emit(p) }
+
+// writeLine writes a raw line (malformed telemetry on purpose).
 func (c *childTelemetry) writeLine(line string) {
-	if c.f == nil {
-		return
+	if c.f != nil {
+		_, _ = c.f.WriteString(line + "\n")
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, _ = c.f.WriteString(line + "\n")
 }
 
 // runChild plays one behaviour and returns the exit status.
@@ -90,7 +96,7 @@ func runChild(behaviour string) int {
 	case "stubborn":
 		// Ignores SIGQUIT and never dumps: only SIGKILL ends it.
 		signal.Ignore(syscall.SIGQUIT)
-		tel.emit(KindMark, map[string]any{"name": "ready"})
+		tel.emit(telemetry.Mark{Name: "ready"})
 		hangForever()
 	case "sleeper":
 		time.Sleep(600 * time.Second)
@@ -111,7 +117,7 @@ func runChild(behaviour string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		tel.emit(KindMark, map[string]any{"name": "grandchild", "pid": sleeper.Process.Pid})
+		tel.emit(pidMark{Mark: telemetry.Mark{Name: "grandchild"}, Pid: sleeper.Process.Pid})
 		if behaviour == "grandchild-hang" {
 			hangForever()
 		}
@@ -159,13 +165,10 @@ func childDeadlock(tel *childTelemetry) int {
 		for range quit {
 			stacks := make([]byte, 1<<20)
 			stacks = stacks[:runtime.Stack(stacks, true)]
-			tel.emit(KindDump, map[string]any{
-				"locks": []map[string]any{
-					{"lock": "m1", "owner": "main", "waiters": []string{"worker"}},
-					{"lock": "m2", "owner": "worker", "waiters": []string{"main"}},
-				},
-				"stacks": string(stacks),
-			})
+			tel.emit(stampedDump{Dump: telemetry.Dump{Locks: telemetry.LockTable{Threads: []telemetry.ThreadState{
+				{Name: "main", Holds: []string{"m1"}, Waits: "m2", HeldBy: []string{"worker"}},
+				{Name: "worker", Holds: []string{"m2"}, Waits: "m1", HeldBy: []string{"main"}},
+			}}, Stacks: string(stacks)}, WallNs: time.Now().UnixNano()})
 		}
 	}()
 	mainHolds, workerHolds := make(chan struct{}), make(chan struct{})
@@ -178,10 +181,10 @@ func childDeadlock(tel *childTelemetry) int {
 	m1.Lock()
 	close(mainHolds)
 	<-workerHolds
-	tel.emit(KindCycle, map[string]any{
-		"text":  "main holds m1 and waits for m2; worker holds m2 and waits for m1",
-		"edges": []map[string]string{{"from": "main", "to": "worker", "lock": "m2"}, {"from": "worker", "to": "main", "lock": "m1"}},
-	})
+	tel.emit(stampedCycle{Cycle: telemetry.Cycle{
+		Text:  "main holds m1 and waits for m2; worker holds m2 and waits for m1",
+		Edges: []telemetry.Edge{{Thread: "main", Holds: []string{"m1"}, Waits: "m2", HeldBy: "worker"}, {Thread: "worker", Holds: []string{"m2"}, Waits: "m1", HeldBy: "main"}},
+	}, WallNs: time.Now().UnixNano()})
 	fmt.Println("about to wait for m2")
 	m2.Lock() // the second wait: the cycle is closed
 	fmt.Println("done")

@@ -19,7 +19,7 @@ func (r *Result) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", r.Verdict, r.Reason)
 	if r.Cycle != nil {
-		text := r.Cycle.text()
+		text := r.Cycle.Text()
 		if text == "" {
 			text = string(r.Cycle.Raw)
 		}

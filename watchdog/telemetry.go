@@ -1,125 +1,18 @@
 package watchdog
 
-import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-)
+import "logjam/telemetry"
 
-// Telemetry event kinds the watchdog knows. Every other kind is passed
-// through untouched.
+// Event is one telemetry line from the child (see package telemetry).
+type Event = telemetry.Event
+
+// The kinds the watchdog acts on.
 const (
-	// KindCycle: the child saw a wait-for cycle form. Fields: "text" (a
-	// human sentence) and "edges" (any JSON).
-	KindCycle = "cycle"
-	// KindDump: the child's reply to SIGQUIT (lock table, goroutine stacks;
-	// any fields).
-	KindDump = "dump"
-	// KindMark: a synchronisation marker ("name") a caller may react to in
-	// Config.OnEvent.
-	KindMark = "mark"
-	// KindMalformed is never written by a child: the watchdog gives it to a
-	// telemetry line that is not a JSON object with a string "ev". The line
-	// is kept as evidence in Raw, as a JSON string.
-	KindMalformed = "malformed"
+	KindCycle     = telemetry.KindCycle
+	KindDump      = telemetry.KindDump
+	KindMark      = telemetry.KindMark
+	KindMalformed = telemetry.KindMalformed
 )
 
-// maxEventBytes bounds one telemetry line so a runaway child cannot exhaust
-// the parent's memory; a longer line is kept (truncated) as a malformed event.
-const maxEventBytes = 32 << 20
-
-// malformedKeepBytes is how much of an over-long line is kept as evidence.
-const malformedKeepBytes = 4 << 10
-
-// Event is one telemetry line from the child.
-type Event struct {
-	Ev  string          `json:"ev"`  // the kind: KindCycle, KindDump, KindMark, KindMalformed or the child's own
-	T   float64         `json:"t"`   // ms since the child started, as the child wrote it; 0 when absent
-	Raw json.RawMessage `json:"raw"` // the whole line as written (for KindMalformed: the line as a JSON string)
-}
-
-// Decode unmarshals the whole event into v, e.g. a struct with the fields
-// of the kind at hand.
-func (e Event) Decode(v any) error {
-	if e.Ev == KindMalformed {
-		return fmt.Errorf("watchdog: cannot decode a malformed telemetry line: %s", e.Raw)
-	}
-	return json.Unmarshal(e.Raw, v)
-}
-
-// text returns the event's "text" field, or "" if it has none.
-func (e Event) text() string {
-	var v struct {
-		Text string `json:"text"`
-	}
-	if e.Decode(&v) != nil {
-		return ""
-	}
-	return v.Text
-}
-
-// parseEvent turns one telemetry line into an Event. ok is false for a blank
-// line, which carries nothing and is skipped.
-func parseEvent(line []byte) (ev Event, ok bool) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return Event{}, false
-	}
-	var head struct {
-		Ev *string  `json:"ev"`
-		T  *float64 `json:"t"`
-	}
-	if err := json.Unmarshal(line, &head); err != nil || head.Ev == nil || *head.Ev == "" || line[0] != '{' {
-		return malformedEvent(line), true
-	}
-	ev = Event{Ev: *head.Ev, Raw: bytes.Clone(line)}
-	if head.T != nil {
-		ev.T = *head.T
-	}
-	return ev, true
-}
-
-func malformedEvent(line []byte) Event {
-	raw, _ := json.Marshal(string(line)) // invalid UTF-8 becomes U+FFFD: Raw stays valid JSON
-	return Event{Ev: KindMalformed, Raw: raw}
-}
-
-// readTelemetry calls handle for every event on r, in order, until r ends or
-// fails. It never panics on bad input: whatever cannot be parsed becomes a
-// KindMalformed event.
-func readTelemetry(r io.Reader, handle func(Event)) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var line []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		switch {
-		case tooLong:
-			// Skip the rest of an over-long line.
-		case len(line)+len(chunk) > maxEventBytes:
-			keep := append(line, chunk...)
-			if len(keep) > malformedKeepBytes {
-				keep = keep[:malformedKeepBytes]
-			}
-			handle(malformedEvent(keep))
-			line, tooLong = line[:0], true
-		default:
-			line = append(line, chunk...)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if !tooLong {
-			if ev, ok := parseEvent(line); ok {
-				handle(ev)
-			}
-		}
-		line, tooLong = line[:0], false
-		if err != nil {
-			return
-		}
-	}
-}
+// TelemetryFDEnv names the environment variable through which Run tells
+// the child which descriptor is the telemetry pipe.
+const TelemetryFDEnv = telemetry.FDEnv

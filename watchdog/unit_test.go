@@ -1,66 +1,11 @@
 package watchdog
 
 import (
-	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestParseEvent(t *testing.T) {
-	cases := []struct {
-		line   string
-		ok     bool
-		kind   string
-		tValue float64
-	}{
-		{`{"ev":"cycle","t":12.5,"text":"a waits for b"}`, true, KindCycle, 12.5},
-		{`{"ev":"dump"}`, true, KindDump, 0},
-		{`{"ev":"lockwait","t":3}` + "\r", true, "lockwait", 3},
-		{"   ", false, "", 0},
-		{`not json`, true, KindMalformed, 0},
-		{`{"ev":""}`, true, KindMalformed, 0},
-		{`{"ev":7}`, true, KindMalformed, 0},
-		{`{"t":1}`, true, KindMalformed, 0},
-		{`{"ev":"mark","t":"soon"}`, true, KindMalformed, 0},
-		{`["ev","mark"]`, true, KindMalformed, 0},
-		{`null`, true, KindMalformed, 0},
-		{`{"ev":"mark"} trailing`, true, KindMalformed, 0},
-		{"\xff\xfe", true, KindMalformed, 0},
-	}
-	for _, c := range cases {
-		ev, ok := parseEvent([]byte(c.line))
-		if ok != c.ok || ev.Ev != c.kind || ev.T != c.tValue {
-			t.Errorf("%q: got (%q, t=%v, %v), want (%q, t=%v, %v)", c.line, ev.Ev, ev.T, ok, c.kind, c.tValue, c.ok)
-		}
-		if ok && !json.Valid(ev.Raw) {
-			t.Errorf("%q: Raw %q is not valid JSON", c.line, ev.Raw)
-		}
-	}
-}
-
-func TestReadTelemetrySurvivesAnOverlongLine(t *testing.T) {
-	input := `{"ev":"mark","name":"before"}` + "\n" +
-		`{"ev":"dump","junk":"` + strings.Repeat("x", maxEventBytes) + `"}` + "\n" +
-		`{"ev":"mark","name":"after"}` + "\n" +
-		`{"ev":"mark","name":"unterminated"}`
-	var got []Event
-	readTelemetry(strings.NewReader(input), func(ev Event) { got = append(got, ev) })
-	if k := kinds(got); k != "mark,malformed,mark,mark" {
-		t.Fatalf("events %s", k)
-	}
-	if len(got[1].Raw) > 2*malformedKeepBytes {
-		t.Errorf("kept %d bytes of an over-long line", len(got[1].Raw))
-	}
-	var mark struct{ Name string }
-	if err := got[3].Decode(&mark); err != nil || mark.Name != "unterminated" {
-		t.Errorf("last event %+v, %v", mark, err)
-	}
-	if got[1].Decode(&mark) == nil {
-		t.Error("decoding a malformed event succeeded")
-	}
-}
 
 func TestMarkerScanner(t *testing.T) {
 	cases := []struct {

@@ -46,6 +46,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"logjam/telemetry"
+	"logjam/verdict"
 	"os"
 	"os/exec"
 	"runtime"
@@ -76,22 +78,18 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// Verdict is what the child did, in one word.
-type Verdict string
+// Verdict is what the child did, in one word (see package verdict).
+type Verdict = verdict.Verdict
 
-// The verdicts, in the order Run checks them.
+// The verdicts Run gives, in the order it checks them (verdict.Precedence).
 const (
-	Hang        Verdict = "HANG"
-	Interrupted Verdict = "INTERRUPTED"
-	Crash       Verdict = "CRASH"
-	Failed      Verdict = "FAILED"
-	NoMarker    Verdict = "NOMARKER"
-	Completed   Verdict = "COMPLETED"
+	Hang        = verdict.Hang
+	Interrupted = verdict.Interrupted
+	Crash       = verdict.Crash
+	Failed      = verdict.Failed
+	NoMarker    = verdict.NoMarker
+	Completed   = verdict.Completed
 )
-
-// TelemetryFDEnv names the environment variable through which Run tells
-// the child which descriptor is the telemetry pipe.
-const TelemetryFDEnv = "WATCHDOG_TELEMETRY_FD"
 
 // Defaults for the zero values of Config.
 const (
@@ -248,7 +246,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, cfg Config) (*Result, error) {
 	telemetryDone := make(chan struct{})
 	go func() {
 		defer close(telemetryDone)
-		readTelemetry(p.telemetry, rec.add)
+		telemetry.Read(p.telemetry, rec.add)
 	}()
 	for _, s := range p.captures() {
 		go s.copy()

@@ -138,7 +138,7 @@ func TestFastModeCycleIsHangBeforeTheDeadline(t *testing.T) {
 	if elapsed >= deadline {
 		t.Errorf("returned after %s, not before the %s deadline", elapsed, deadline)
 	}
-	if res.Cycle == nil || !strings.Contains(res.Cycle.text(), "waits for m2") {
+	if res.Cycle == nil || !strings.Contains(res.Cycle.Text(), "waits for m2") {
 		t.Fatalf("cycle %v", res.Cycle)
 	}
 	if !res.Killed || !strings.Contains(res.Reason, "fast mode") {

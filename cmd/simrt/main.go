@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"logjam/telemetry"
 	"os"
 	"os/signal"
 	"strings"
@@ -102,15 +103,15 @@ func run(args []string) int {
 	defer scope.Close()
 	env := &scenario.Env{RT: rt, Main: rt.Main, FP: scope, Variant: *variant, Backend: *backend}
 	if exc := prog.Run(env); exc != nil {
-		rt.Tel.Emit("exception", map[string]any{"thread": rt.Main.Name, "type": exc.Type, "text": exc.Msg, "escaped": true})
+		rt.Tel.Emit(telemetry.Exception{Thread: rt.Main.Name, Type: exc.Type, Text: exc.Msg, Escaped: true})
 		_ = rt.In.Stderr().Write(rt.Main, exc.Traceback()+"\n")
 		rt.In.DumpStreams()
-		rt.Tel.Emit("exit", map[string]any{"code": 1})
+		rt.Tel.Emit(telemetry.Exit{Code: 1})
 		return 1
 	}
 	rt.In.Print("done")
 	rt.In.Shutdown(rt.Main)
-	rt.Tel.Emit("exit", map[string]any{"code": 0})
+	rt.Tel.Emit(telemetry.Exit{Code: 0})
 	return 0
 }
 

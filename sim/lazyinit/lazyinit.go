@@ -25,6 +25,7 @@ package lazyinit
 
 import (
 	"fmt"
+	"logjam/telemetry"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -136,7 +137,7 @@ type Machine struct {
 	// an edge of the wait-for graph.
 	Lock *sim.Lock
 
-	tel *sim.Telemetry
+	tel *telemetry.Writer
 
 	initialized atomic.Bool   // `_initialized`
 	initDone    chan struct{} // closed when `_initialized` becomes true
@@ -160,7 +161,7 @@ type Machine struct {
 // New builds a fresh module state for backend b with variant v. Its lock is
 // named "<backend> _initialization_lock" in the graph g. tel may be nil (no
 // telemetry, as in an in-process test).
-func New(g *sim.Graph, tel *sim.Telemetry, b Backend, v Variant) *Machine {
+func New(g *sim.Graph, tel *telemetry.Writer, b Backend, v Variant) *Machine {
 	return &Machine{
 		Backend:  b,
 		Variant:  v,
@@ -171,13 +172,7 @@ func New(g *sim.Graph, tel *sim.Telemetry, b Backend, v Variant) *Machine {
 	}
 }
 
-func (m *Machine) emit(ev string, fields map[string]any) {
-	if m.tel == nil {
-		return
-	}
-	fields["backend"] = string(m.Backend)
-	m.tel.Emit(ev, fields)
-}
+func (m *Machine) emit(p telemetry.Payload) { m.tel.Emit(p) }
 
 // NewCallback wraps fn as a callable with a process-unique id.
 func (m *Machine) NewCallback(name string, fn func(t *sim.Thread)) *Callback {
@@ -342,14 +337,14 @@ func (m *Machine) queueLocked(t *sim.Thread, cb *Callback, kind Kind) {
 		m.queue = append(m.queue, cb)
 	}
 	m.stats.queued.Add(1)
-	m.emit("lazy-queue", map[string]any{"id": cb.ID, "name": cb.Name, "kind": kind.String(), "thread": t.Name,
-		"initialized": m.IsInitialized()})
+	m.emit(telemetry.LazyQueue{Backend: string(m.Backend), ID: cb.ID, Name: cb.Name, QueueKind: kind.String(), Thread: t.Name,
+		Initialized: m.IsInitialized()})
 }
 
 // run calls cb on t (holding the GIL) and reports the run.
 func (m *Machine) run(t *sim.Thread, cb *Callback, why string) {
 	m.stats.ran(cb, why)
-	m.emit("callback", map[string]any{"id": cb.ID, "name": cb.Name, "thread": t.Name, "variant": string(m.Variant), "path": why})
+	m.emit(telemetry.Callback{Backend: string(m.Backend), ID: cb.ID, Name: cb.Name, Thread: t.Name, Variant: string(m.Variant), Path: why})
 	if cb.fn != nil {
 		cb.fn(t)
 	}
@@ -378,7 +373,7 @@ func (m *Machine) LazyInit(t *sim.Thread) {
 		return
 	}
 	m.native.Store(true)
-	m.emit("native-init", map[string]any{"call": "torch._C._" + string(m.Backend) + "_init", "thread": t.Name})
+	m.emit(telemetry.NativeInit{Backend: string(m.Backend), Call: "torch._C._" + string(m.Backend) + "_init", Thread: t.Name})
 	m.sw(t, InitNative)
 	m.tls.Store(t, struct{}{})
 	for _, cb := range m.callOrder {
@@ -394,7 +389,7 @@ func (m *Machine) LazyInit(t *sim.Thread) {
 	m.sw(t, InitDrained)
 	m.initialized.Store(true)
 	close(m.initDone)
-	m.emit("initialized", map[string]any{"thread": t.Name, "drained": len(m.queue)})
+	m.emit(telemetry.Initialized{Backend: string(m.Backend), Thread: t.Name, Drained: len(m.queue)})
 	m.release(t)
 }
 

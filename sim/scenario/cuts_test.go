@@ -4,7 +4,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"logjam/sim/pytext"
+	"logjam/pytext"
 	"logjam/sim/scenario"
 )
 

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"logjam/telemetry"
 	"time"
 
 	"logjam/ledger"
@@ -94,7 +95,7 @@ func destructorLogs(e *Env) *sim.PyErr {
 // pauseFD2 asks the parent to stop reading fd 2 for d (a no-op when the
 // child runs by hand).
 func pauseFD2(e *Env, d time.Duration) {
-	e.RT.Tel.Emit("mark", map[string]any{"name": MarkFD2Pause, "ms": d.Milliseconds()})
+	e.RT.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Pause, Ms: d.Milliseconds()})
 }
 
 // busyTerminal (P3): 240 lines of 200 bytes (48 KiB: more than the pty

@@ -6,6 +6,7 @@ package scenario
 
 import (
 	"fmt"
+	"logjam/telemetry"
 	"sort"
 	"strings"
 
@@ -45,12 +46,12 @@ const (
 
 // MarkSIGINT is the telemetry mark on which the parent sends the child one
 // real SIGINT (kill(2) on the pid of the child's "start" event).
-const MarkSIGINT = "sigint"
+const MarkSIGINT = telemetry.MarkSIGINT
 
 // MarkFD2Pause is the telemetry mark ("mark", name MarkFD2Pause, "ms") on
 // which the parent's reader of fd 2 (FD2ParentPipe, FD2PTY) stops reading
 // for ms milliseconds, then reads on.
-const MarkFD2Pause = "fd2-pause"
+const MarkFD2Pause = telemetry.MarkFD2Pause
 
 // Contract is what a scenario requires of any policy: how it ends, how the
 // parent arranges fd 2, and what the ledger checks.

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"logjam/telemetry"
 	"os"
 	"syscall"
 	"time"
@@ -51,7 +52,7 @@ func init() {
 // askSIGINT asks the parent for one real SIGINT. Run by hand with no
 // telemetry reader, nobody would answer: the child signals itself.
 func askSIGINT(e *Env) {
-	e.RT.Tel.Emit("mark", map[string]any{"name": MarkSIGINT})
+	e.RT.Tel.Emit(telemetry.Mark{Name: telemetry.MarkSIGINT})
 	if !e.RT.Tel.Enabled() {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
 	}
@@ -65,7 +66,7 @@ func askSIGINT(e *Env) {
 func sigintWhenWaiting(e *Env, t *sim.Thread, r sim.Resource, then func()) {
 	go func() {
 		e.RT.G.WaitUntilWaiting(t, r)
-		e.RT.Tel.Emit("observed", map[string]any{"thread": t.Name, "waits": r.ResourceName(), "then": "SIGINT"})
+		e.RT.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: r.ResourceName(), Then: "SIGINT"})
 		askSIGINT(e)
 		if then != nil {
 			then()

@@ -8,6 +8,7 @@ import (
 
 	"logjam/cell"
 	"logjam/suites/suitekit"
+	"logjam/verdict"
 )
 
 // The signal each CRASH cell must be killed by: the forced unwind of a
@@ -25,7 +26,7 @@ var _ = Describe("Daemon threads at interpreter exit", func() {
 	DescribeTable("neither crash nor hang the exit, and their lines reach sys.stderr or, by the daemon rule, fd 2",
 		func(ctx SpecContext, spec cell.Spec, expected string) {
 			out := suitekit.Check(ctx, spec, expected)
-			if sig, ok := crashSignal[spec.Scenario+"/"+spec.Policy]; ok && expected == cell.Crash {
+			if sig, ok := crashSignal[spec.Scenario+"/"+spec.Policy]; ok && expected == string(verdict.Crash) {
 				Expect(out.Result.Signal).To(Equal(sig), "the signal that ended %s under %s", spec.Scenario, spec.Policy)
 				Expect(out.Reason).To(ContainSubstring(sig), "the evidence names the signal")
 			}

@@ -1,7 +1,6 @@
 package fatal_test
 
 import (
-	"encoding/json"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -35,7 +34,7 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 			}
 			if (spec.Scenario == "F3" || spec.Scenario == "F4") && out.Observed == "OK" {
 				By("finding on fd 2 every line of the call before the fatal line, in the order logged, then the fatal line")
-				Expect(ledger.OutOfOrder(out.Result.Events, out.FD2)).To(BeEmpty())
+				Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
 			}
 			if spec.Policy == "merged" && (spec.Scenario == "F3" || spec.Scenario == "F4") {
 				By("owing the merged fix's OK to its fatal path: the kept context went to fd 2 before the fatal line")
@@ -50,36 +49,15 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 	)
 })
 
-// event decodes the telemetry events of one kind.
-func events[T any](out *cell.Outcome, kind string) []T {
-	var vs []T
-	for _, ev := range out.Result.Events {
-		var v T
-		if ev.Ev == kind && json.Unmarshal(ev.Raw, &v) == nil {
-			vs = append(vs, v)
-		}
-	}
-	return vs
-}
-
 // linesAroundPause counts the non-fatal lines logged (child's clock) while
 // the parent was asked not to read fd 2, and after the pause ended.
 func linesAroundPause(out *cell.Outcome) (during, after int) {
-	type mark struct {
-		Name string  `json:"name"`
-		Ms   float64 `json:"ms"`
-		T    float64 `json:"t"`
-	}
-	type line struct {
-		Level string  `json:"level"`
-		T     float64 `json:"t"`
-	}
-	marks := events[mark](out, "mark")
+	marks := out.Transcript.Marks
 	if len(marks) != 1 {
 		return 0, 0
 	}
-	from, to := marks[0].T, marks[0].T+marks[0].Ms
-	for _, l := range events[line](out, "line") {
+	from, to := marks[0].T, marks[0].T+float64(marks[0].Ms)
+	for _, l := range out.Transcript.Lines {
 		switch {
 		case l.Level == "F":
 		case l.T > from && l.T < to:
@@ -94,11 +72,8 @@ func linesAroundPause(out *cell.Outcome) (during, after int) {
 // fatalPathWrote counts the kept lines the sink's fatal path wrote to fd 2
 // (its "fatal-flush" telemetry).
 func fatalPathWrote(out *cell.Outcome) int {
-	type flush struct {
-		Written [][]byte `json:"written"`
-	}
 	n := 0
-	for _, f := range events[flush](out, "fatal-flush") {
+	for _, f := range out.Transcript.FatalFlushes {
 		n += len(f.Written)
 	}
 	return n

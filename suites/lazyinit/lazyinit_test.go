@@ -8,6 +8,7 @@ import (
 
 	"logjam/cell"
 	"logjam/suites/suitekit"
+	"logjam/verdict"
 )
 
 // The lazy device initialization matrix (SCENARIOS.md), every row for the
@@ -19,7 +20,7 @@ import (
 var _ = DescribeTable("lazy device initialization",
 	func(ctx SpecContext, spec cell.Spec, expected string) {
 		out := suitekit.Check(ctx, spec, expected)
-		if expected == cell.Hang {
+		if expected == string(verdict.Hang) {
 			// Every hang of this family is one thread waiting for its own
 			// non-reentrant _initialization_lock.
 			Expect(out.Cycle).To(ContainSubstring("waits for %s _initialization_lock, which it holds itself", spec.Backend),

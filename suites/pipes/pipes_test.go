@@ -23,7 +23,7 @@ var _ = Describe("fd 2 as a pipe or a terminal", func() {
 			}
 			if spec.Scenario == "P3" && out.Observed == "OK" {
 				By("finding fd 2's lines complete and in the order they were logged")
-				Expect(ledger.OutOfOrder(out.Result.Events, out.FD2)).To(BeEmpty())
+				Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
 			}
 		},
 		suitekit.Rows(

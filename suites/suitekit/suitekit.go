@@ -154,7 +154,7 @@ func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcom
 	name := ginkgo.CurrentSpecReport().LeafNodeText
 	rerun := fmt.Sprintf("go tool ginkgo --focus '%s' ./suites/%s", regexp.QuoteMeta(name), family)
 	rep := Report{ID: spec.Scenario, Name: name, Family: family, Expected: expected, Rerun: rerun, Outcome: *out}
-	if out.Observed != expected {
+	if string(out.Observed) != expected {
 		rep.Bundle = filepath.Join(Root, "reports", "evidence", bundleName(name))
 		if err := out.WriteBundle(rep.Bundle, rerun); err != nil {
 			rep.Bundle = "(could not write: " + err.Error() + ")"
@@ -162,7 +162,7 @@ func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcom
 	}
 	b, _ := json.Marshal(rep)
 	ginkgo.AddReportEntry("cell", string(b), ginkgo.ReportEntryVisibilityNever)
-	Expect(out.Observed).To(Equal(expected), func() string { return failure(rep, out) })
+	Expect(string(out.Observed)).To(Equal(expected), func() string { return failure(rep, out) })
 	return out
 }
 

@@ -100,7 +100,7 @@ func TestDecodeMatchesCPython(t *testing.T) {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	t.Logf("seed %d (rerun: go test ./sim/pytext/ -run TestDecodeMatchesCPython -args -seed=%d)", seed, seed)
+	t.Logf("seed %d (rerun: go test ./pytext/ -run TestDecodeMatchesCPython -args -seed=%d)", seed, seed)
 	inputs := differentialInputs(seed)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)

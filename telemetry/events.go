@@ -1,0 +1,377 @@
+package telemetry
+
+// Meta is where and when an event sat in its run; the decoder fills it, the
+// writer ignores it (it is not part of the wire).
+type Meta struct {
+	At int     `json:"-"` // index in the run's events
+	T  float64 `json:"-"` // "t": ms since the child started
+}
+
+func (m *Meta) setMeta(at int, t float64) { m.At, m.T = at, t }
+
+// Payload is one event kind's fields; Kind is its "ev".
+type Payload interface{ Kind() string }
+
+// Start opens a run: the child's pid (for signals) and its parameters.
+type Start struct {
+	Meta
+	Pid      int    `json:"pid"`
+	Policy   string `json:"policy"`
+	Platform string `json:"platform"`
+	Python   string `json:"python"`
+	FD2      string `json:"fd2"`
+	Sigint   string `json:"sigint"`
+}
+
+// Exit is the exit status the program chose (0 after "done").
+type Exit struct {
+	Meta
+	Code int `json:"code"`
+}
+
+// Line is one log line the runtime emitted, before the sink saw it.
+type Line struct {
+	Meta
+	Seq      int    `json:"seq"`
+	Thread   string `json:"thread"`
+	Daemon   bool   `json:"daemon"`
+	Level    string `json:"level"`
+	InCall   bool   `json:"in_call"`
+	Replaced bool   `json:"replaced"` // sys.stderr was replaced when it was logged
+	B        []byte `json:"b"`        // the exact bytes, newline included
+}
+
+// Route is where the sink sent a line.
+type Route struct {
+	Meta
+	Seq    int    `json:"seq"`
+	Thread string `json:"thread"`
+	Route  string `json:"route"`
+	Why    string `json:"why"`
+}
+
+// Flush: kept lines (and the note) written through sys.stderr.
+type Flush struct {
+	Meta
+	Thread string `json:"thread"`
+	Lines  int    `json:"lines"`
+	Note   string `json:"note"`
+	To     string `json:"to"`
+}
+
+// Fallback: a flush failed; its lines go straight to fd 2.
+type Fallback struct {
+	Meta
+	Thread string `json:"thread"`
+	Lines  int    `json:"lines"`
+	Why    string `json:"why"`
+}
+
+// FatalFlush: the kept lines a sink's fatal path wrote to fd 2 before the
+// fatal line Fatal (its sequence number); Left were not written.
+type FatalFlush struct {
+	Meta
+	Thread  string   `json:"thread"`
+	Fatal   int      `json:"fatal"`
+	Written [][]byte `json:"written"`
+	Left    int      `json:"left"`
+}
+
+// Dropped: lines a sink dropped on purpose, with why.
+type Dropped struct {
+	Meta
+	Thread string `json:"thread"`
+	Lines  int    `json:"lines"`
+	Bytes  int    `json:"bytes"`
+	Why    string `json:"why"`
+}
+
+// Exception: a Python exception raised to a caller (Call) or escaped to the
+// top of a thread (Escaped).
+type Exception struct {
+	Meta
+	Thread  string `json:"thread"`
+	Call    string `json:"call,omitempty"`
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Escaped bool   `json:"escaped,omitempty"`
+}
+
+// Abort: the runtime is about to raise SIGABRT.
+type Abort struct {
+	Meta
+	Why string `json:"why"`
+}
+
+// Attempt is one write an in-memory stream received.
+type Attempt struct {
+	Text    string `json:"text"`
+	Written int    `json:"written"`
+	Raised  string `json:"raised,omitempty"`
+}
+
+// Capture: an in-memory stream's text and write attempts, at exit.
+type Capture struct {
+	Meta
+	Stream   string    `json:"stream"`
+	Text     string    `json:"text"`
+	Attempts []Attempt `json:"attempts"`
+}
+
+// CaptureFD2: fd 2 was pointed at a pipe a forwarder thread drains.
+type CaptureFD2 struct {
+	Meta
+	Style     string `json:"style"`
+	Chunk     int    `json:"chunk"`
+	Pipe      int    `json:"pipe"`
+	Forwarder string `json:"forwarder"`
+}
+
+// FD2 says what fd 2 became after a rearrangement.
+type FD2 struct {
+	Meta
+	FDKind string `json:"kind"`
+}
+
+// BlockedWrite: a write to fd 2 blocked with Pending bytes left.
+type BlockedWrite struct {
+	Meta
+	Thread  string `json:"thread"`
+	Pending int    `json:"pending"`
+	GIL     bool   `json:"gil"`
+}
+
+// Edge is one wait of a cycle: Thread holds Holds and waits for Waits,
+// held by HeldBy.
+type Edge struct {
+	Thread string   `json:"thread"`
+	Holds  []string `json:"holds"`
+	Waits  string   `json:"waits"`
+	HeldBy string   `json:"held_by"`
+}
+
+// Cycle: a wait-for cycle formed (KindCycle).
+type Cycle struct {
+	Meta
+	Text  string `json:"text"`
+	Edges []Edge `json:"edges"`
+}
+
+// ThreadState is one row of the lock table.
+type ThreadState struct {
+	Name   string   `json:"name"`
+	Daemon bool     `json:"daemon,omitempty"`
+	Holds  []string `json:"holds"`
+	Waits  string   `json:"waits,omitempty"`
+	HeldBy []string `json:"held_by,omitempty"`
+	Ended  bool     `json:"ended,omitempty"`
+}
+
+// LockTable is every thread's locks and wait.
+type LockTable struct {
+	Threads []ThreadState `json:"threads"`
+}
+
+// Dump is the child's reply to SIGQUIT (KindDump).
+type Dump struct {
+	Meta
+	Locks  LockTable `json:"locks"`
+	Stacks string    `json:"stacks"`
+}
+
+// Mark asks the parent to act now (KindMark): MarkSIGINT, MarkFD2Pause.
+type Mark struct {
+	Meta
+	Name string `json:"name"`
+	Ms   int64  `json:"ms,omitempty"` // MarkFD2Pause: how long
+}
+
+// Observed: the program saw the state it waits for before a mark.
+type Observed struct {
+	Meta
+	Thread string `json:"thread"`
+	Waits  string `json:"waits"`
+	Then   string `json:"then"`
+}
+
+// Signal: a real signal reached the interpreter's C handler.
+type Signal struct {
+	Meta
+	Signal string `json:"signal"`
+}
+
+// SetInterrupt: PyErr_SetInterrupt was called, with its effect.
+type SetInterrupt struct {
+	Meta
+	Effect string `json:"effect"`
+}
+
+// Handler: the Python-level signal handler ran (Run counts the runs).
+type Handler struct {
+	Meta
+	Signal  string `json:"signal"`
+	Handler string `json:"handler"`
+	Run     int    `json:"run"`
+}
+
+// StreamWait: a stream's write blocks until a signal.
+type StreamWait struct {
+	Meta
+	Thread string `json:"thread"`
+	Stream string `json:"stream"`
+	For    string `json:"for"`
+}
+
+// DaemonProfile is the platform x Python-version rule finalization applies.
+type DaemonProfile struct {
+	Platform string `json:"platform"`
+	Python   string `json:"python"`
+	Fate     string `json:"fate"`
+	Why      string `json:"why"`
+}
+
+// Finalize: interpreter finalization started.
+type Finalize struct {
+	Meta
+	Thread     string        `json:"thread"`
+	Profile    DaemonProfile `json:"profile"`
+	GILWaiters []string      `json:"gil_waiters"`
+}
+
+// DaemonFate: what a thread met after finalization (or where a forced unwind
+// ended: Frame, FrameKind, Signal).
+type DaemonFate struct {
+	Meta
+	Thread    string   `json:"thread"`
+	Daemon    bool     `json:"daemon"`
+	Fate      string   `json:"fate"`
+	Why       string   `json:"why"`
+	Holds     []string `json:"holds,omitempty"`
+	Frame     string   `json:"frame,omitempty"`
+	FrameKind string   `json:"frame_kind,omitempty"`
+	Signal    string   `json:"signal,omitempty"`
+}
+
+// LazyQueue: a lazy-init callback was queued.
+type LazyQueue struct {
+	Meta
+	Backend     string `json:"backend"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	QueueKind   string `json:"kind"`
+	Thread      string `json:"thread"`
+	Initialized bool   `json:"initialized"`
+}
+
+// Callback: a queued callback ran (Path: drained or run now).
+type Callback struct {
+	Meta
+	Backend string `json:"backend"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Thread  string `json:"thread"`
+	Variant string `json:"variant"`
+	Path    string `json:"path"`
+}
+
+// NativeInit: the backend's native init ran.
+type NativeInit struct {
+	Meta
+	Backend string `json:"backend"`
+	Call    string `json:"call"`
+	Thread  string `json:"thread"`
+}
+
+// Initialized: lazy init finished after draining Drained callbacks.
+type Initialized struct {
+	Meta
+	Backend string `json:"backend"`
+	Thread  string `json:"thread"`
+	Drained int    `json:"drained"`
+}
+
+// MalformedEvent is written by the writer when an event cannot be encoded.
+type MalformedEvent struct {
+	Meta
+	Of  string `json:"of"`
+	Err string `json:"err"`
+}
+
+// The kinds.
+const (
+	KindStart        = "start"
+	KindExit         = "exit"
+	KindLine         = "line"
+	KindRoute        = "route"
+	KindFlush        = "flush"
+	KindFallback     = "fallback"
+	KindFatalFlush   = "fatal-flush"
+	KindDropped      = "dropped"
+	KindException    = "exception"
+	KindAbort        = "abort"
+	KindCapture      = "capture"
+	KindCaptureFD2   = "capture-fd2"
+	KindFD2          = "fd2"
+	KindBlockedWrite = "blocked-write"
+	KindCycle        = "cycle"
+	KindDump         = "dump"
+	KindMark         = "mark"
+	KindObserved     = "observed"
+	KindSignal       = "signal"
+	KindSetInterrupt = "set-interrupt"
+	KindHandler      = "handler"
+	KindStreamWait   = "stream-wait"
+	KindFinalize     = "finalize"
+	KindDaemonFate   = "daemon-fate"
+	KindLazyQueue    = "lazy-queue"
+	KindCallback     = "callback"
+	KindNativeInit   = "native-init"
+	KindInitialized  = "initialized"
+	KindMalformedEv  = "malformed-event"
+	// KindMalformed is never written by a child: the reader gives it to a
+	// line that is not a JSON object with a string "ev".
+	KindMalformed = "malformed"
+)
+
+func (Start) Kind() string          { return KindStart }
+func (Exit) Kind() string           { return KindExit }
+func (Line) Kind() string           { return KindLine }
+func (Route) Kind() string          { return KindRoute }
+func (Flush) Kind() string          { return KindFlush }
+func (Fallback) Kind() string       { return KindFallback }
+func (FatalFlush) Kind() string     { return KindFatalFlush }
+func (Dropped) Kind() string        { return KindDropped }
+func (Exception) Kind() string      { return KindException }
+func (Abort) Kind() string          { return KindAbort }
+func (Capture) Kind() string        { return KindCapture }
+func (CaptureFD2) Kind() string     { return KindCaptureFD2 }
+func (FD2) Kind() string            { return KindFD2 }
+func (BlockedWrite) Kind() string   { return KindBlockedWrite }
+func (Cycle) Kind() string          { return KindCycle }
+func (Dump) Kind() string           { return KindDump }
+func (Mark) Kind() string           { return KindMark }
+func (Observed) Kind() string       { return KindObserved }
+func (Signal) Kind() string         { return KindSignal }
+func (SetInterrupt) Kind() string   { return KindSetInterrupt }
+func (Handler) Kind() string        { return KindHandler }
+func (StreamWait) Kind() string     { return KindStreamWait }
+func (Finalize) Kind() string       { return KindFinalize }
+func (DaemonFate) Kind() string     { return KindDaemonFate }
+func (LazyQueue) Kind() string      { return KindLazyQueue }
+func (Callback) Kind() string       { return KindCallback }
+func (NativeInit) Kind() string     { return KindNativeInit }
+func (Initialized) Kind() string    { return KindInitialized }
+func (MalformedEvent) Kind() string { return KindMalformedEv }
+
+// Marks: the names of Mark events the parent acts on.
+const (
+	// MarkSIGINT: send the child one real SIGINT (to the pid of its Start).
+	MarkSIGINT = "sigint"
+	// MarkFD2Pause: the parent's reader of fd 2 stops reading for Ms
+	// milliseconds, then reads on.
+	MarkFD2Pause = "fd2-pause"
+)
+
+// FDEnv names the environment variable through which the parent tells the
+// child which descriptor is the telemetry pipe.
+const FDEnv = "WATCHDOG_TELEMETRY_FD"

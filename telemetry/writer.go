@@ -1,0 +1,85 @@
+package telemetry
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Writer writes events as JSON lines. The zero of a nil or discarding Writer
+// is safe: Emit does nothing.
+type Writer struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+}
+
+// Open returns a writer on the descriptor named in FDEnv or, run by hand, on
+// fd 3 when it is open for writing (`simrt ... 3>telemetry.jsonl`);
+// otherwise a writer that discards. An open fd 3 alone is not enough: the Go
+// runtime opens its cgroup CPU files, read-only, on the lowest free
+// descriptors.
+func Open(start time.Time) *Writer {
+	fd := 3
+	if s := os.Getenv(FDEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return Discard(start)
+		}
+		fd = n
+	}
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil || fl&unix.O_ACCMODE == unix.O_RDONLY {
+		return Discard(start)
+	}
+	return NewWriter(os.NewFile(uintptr(fd), "telemetry"), start)
+}
+
+// NewWriter writes events to w; "t" counts from start.
+func NewWriter(w io.Writer, start time.Time) *Writer { return &Writer{w: w, start: start} }
+
+// Discard returns a writer that writes nothing.
+func Discard(start time.Time) *Writer { return &Writer{start: start} }
+
+// Enabled reports whether anything reads the events.
+func (t *Writer) Enabled() bool { return t != nil && t.w != nil }
+
+// Emit writes one event: {"ev":p.Kind(),"t":ms, p's fields}.
+func (t *Writer) Emit(p Payload) {
+	if !t.Enabled() {
+		return
+	}
+	b, err := Encode(p, float64(time.Since(t.start).Microseconds())/1000)
+	if err != nil {
+		b, _ = Encode(MalformedEvent{Of: p.Kind(), Err: err.Error()}, 0)
+	}
+	b = append(b, '\n')
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, _ = t.w.Write(b)
+}
+
+// Encode returns one event's line (without the newline), with "t" = ms.
+func Encode(p Payload, ms float64) ([]byte, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	kind, _ := json.Marshal(p.Kind())
+	b := append([]byte(`{"ev":`), kind...)
+	b = append(b, `,"t":`...)
+	t, _ := json.Marshal(ms)
+	b = append(b, t...)
+	if len(body) > 2 {
+		b = append(b, ',')
+		b = append(b, body[1:]...)
+	} else {
+		b = append(b, '}')
+	}
+	return b, nil
+}
