@@ -18,7 +18,7 @@ import (
 	"logjam/config"
 	"logjam/failpoints"
 	"logjam/ledger"
-	"logjam/sim/scenario"
+	"logjam/scenario"
 	"logjam/watchdog"
 )
 

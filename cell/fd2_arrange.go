@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"logjam/pipes"
-	"logjam/sim/scenario"
+	"logjam/scenario"
 	"logjam/telemetry"
 	"logjam/watchdog"
 )

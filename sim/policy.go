@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"logjam/daemon"
+	"logjam/scenario"
 	"logjam/telemetry"
 	"sort"
 	"strings"
@@ -33,7 +34,7 @@ type Policy interface {
 }
 
 // Policies lists the policy names in the order of the seed's history.
-var Policies = []string{"pystderr", "fd2", "buffered", "adaptive", "merged", "logjam"}
+var Policies = scenario.Policies
 
 // NewPolicy builds a policy by name.
 func NewPolicy(name string, rt *Runtime) (Policy, error) {

@@ -20,8 +20,9 @@ import (
 	"syscall"
 
 	"logjam/failpoints"
+	"logjam/scenario"
+	"logjam/scenario/programs"
 	"logjam/sim"
-	"logjam/sim/scenario"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -64,7 +65,7 @@ func run(args []string) int {
 	if *id == "" {
 		return usageError("-scenario is required (see simrt -list)")
 	}
-	prog, err := scenario.Lookup(*id)
+	prog, err := programs.Lookup(*id)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -101,7 +102,7 @@ func run(args []string) int {
 	}
 	scope := failpoints.NewScope()
 	defer scope.Close()
-	env := &scenario.Env{RT: rt, Main: rt.Main, FP: scope, Variant: *variant, Backend: *backend}
+	env := &programs.Env{RT: rt, Main: rt.Main, FP: scope, Variant: *variant, Backend: *backend}
 	if exc := prog.Run(env); exc != nil {
 		rt.Tel.Emit(telemetry.Exception{Thread: rt.Main.Name, Type: exc.Type, Text: exc.Msg, Escaped: true})
 		_ = rt.In.Stderr().Write(rt.Main, exc.Traceback()+"\n")
@@ -138,7 +139,7 @@ func printList(w io.Writer) {
 		if c.SigintIgnored {
 			params += " sigint=ignored(-sigint-ignored)"
 		}
-		if p.Raw != nil {
+		if prog, _ := programs.Lookup(p.ID); prog != nil && prog.Raw != nil {
 			params = "purpose-built child (no runtime; -policy ignored)"
 		}
 		fmt.Fprintf(w, "  %-4s %-9s %-40s %s\n       %s\n", p.ID, p.Family, p.Slug, params, p.Summary)

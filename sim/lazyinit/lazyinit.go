@@ -25,6 +25,7 @@ package lazyinit
 
 import (
 	"fmt"
+	"logjam/scenario"
 	"logjam/telemetry"
 	"strings"
 	"sync"
@@ -69,7 +70,13 @@ const (
 )
 
 // Variants lists the accepted variants.
-var Variants = []Variant{Old, InitFast, NoRace, Fixed}
+var Variants = func() []Variant {
+	var vs []Variant
+	for _, v := range scenario.LazyVariants {
+		vs = append(vs, Variant(v))
+	}
+	return vs
+}()
 
 // ParseBackend validates a -backend value.
 func ParseBackend(s string) (Backend, error) {

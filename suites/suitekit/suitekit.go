@@ -21,8 +21,7 @@ import (
 	"logjam/cell"
 	"logjam/config"
 	"logjam/failpoints"
-	"logjam/sim"
-	"logjam/sim/scenario"
+	"logjam/scenario"
 )
 
 var (
@@ -194,11 +193,11 @@ func bundleName(name string) string {
 // adaptive, merged, logjam). spec names the scenario and, if not linux,
 // the platform.
 func Row(spec cell.Spec, verdicts ...string) []ginkgo.TableEntry {
-	if len(verdicts) != len(sim.Policies) {
-		panic(fmt.Sprintf("suitekit.Row(%s): %d verdicts for %d policies", spec.Scenario, len(verdicts), len(sim.Policies)))
+	if len(verdicts) != len(scenario.Policies) {
+		panic(fmt.Sprintf("suitekit.Row(%s): %d verdicts for %d policies", spec.Scenario, len(verdicts), len(scenario.Policies)))
 	}
 	var es []ginkgo.TableEntry
-	for i, p := range sim.Policies {
+	for i, p := range scenario.Policies {
 		s := spec
 		s.Policy = p
 		es = append(es, Cell(s, verdicts[i]))

@@ -1,10 +1,9 @@
-package scenario
+package programs
 
 import (
 	"fmt"
 	"slices"
 
-	"logjam/ledger"
 	"logjam/sim"
 )
 
@@ -14,26 +13,12 @@ import (
 // -python); the fate of a daemon thread that retakes the GIL after
 // finalization is the daemon package's profile for them.
 func init() {
-	register(&Program{ID: "T1", Slug: "daemon-threads-log-at-exit", Family: "daemon",
-		Summary: "two daemon threads log through binding calls while the interpreter exits (Linux, run with -python 3.13.7)",
-		Run:     func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, false, false) }})
-	register(&Program{ID: "T2", Slug: "daemon-threads-log-at-exit-hang", Family: "daemon",
-		Summary: "T1 where the daemon threads hang instead (run with -python 3.13.8); the process exits",
-		Run:     func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, false, false) }})
-	register(&Program{ID: "T3", Slug: "daemon-threads-captured", Family: "daemon",
-		Summary:  "two daemon threads log through calls with sys.stderr captured in memory while the interpreter exits (run with -python 3.14): their lines must reach the capture",
-		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
-		Run:      func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, true, false) }})
-	register(&Program{ID: "T4", Slug: "daemon-threads-captured-macos", Family: "daemon",
-		Summary:  "T3 on the macos profile (run with -platform macos -python 3.12)",
-		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
-		Run:      func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, true, false) }})
-	register(&Program{ID: "T5", Slug: "daemon-parked-holding-lock", Family: "daemon",
-		Summary: "a daemon thread logs under its backend's lock L while the interpreter exits; finalization destroys the backend, which takes L (run with -python 3.14)",
-		Run:     func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 1, false, true) }})
-	register(&Program{ID: "T6", Slug: "daemon-parked-holding-lock-macos", Family: "daemon",
-		Summary: "T5 on the macos profile (run with -platform macos -python 3.12): the thread ends without unwinding",
-		Run:     func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 1, false, true) }})
+	play(&Program{ID: "T1", Run: func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, false, false) }})
+	play(&Program{ID: "T2", Run: func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, false, false) }})
+	play(&Program{ID: "T3", Run: func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, true, false) }})
+	play(&Program{ID: "T4", Run: func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, true, false) }})
+	play(&Program{ID: "T5", Run: func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 1, false, true) }})
+	play(&Program{ID: "T6", Run: func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 1, false, true) }})
 }
 
 // daemonsLogAtExit plays:

@@ -1,11 +1,10 @@
-package scenario
+package programs
 
 import (
 	"fmt"
 	"logjam/telemetry"
 	"time"
 
-	"logjam/ledger"
 	"logjam/sim"
 )
 
@@ -15,31 +14,12 @@ import (
 // the parent-side ones (a pipe or a pty the parent reads, and its pauses)
 // are the contract's FD2 and the MarkFD2Pause marks.
 func init() {
-	register(&Program{ID: "P1", Slug: "jupyter-outstream-forwarder-16KiB", Family: "pipes",
-		Summary: "Jupyter: sys.stderr an OutStream, fd 2 a one-page pipe drained by a forwarder that needs the GIL; one call logs 16 KiB",
-		// The OutStream is where a notebook shows stderr: every line must reach it.
-		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
-		Run:      func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.IPyKernel) }})
-	register(&Program{ID: "P2", Slug: "wurlitzer-original-stderr-forwarder-16KiB", Family: "pipes",
-		Summary: "wurlitzer: original sys.stderr, fd 2 a one-page pipe drained by a forwarder that needs the GIL; one call logs 16 KiB",
-		Run:     func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.Wurlitzer) }})
-	register(&Program{ID: "P3", Slug: "busy-terminal-pauses-300ms", Family: "pipes",
-		Summary:  "fd 2 a pty whose reader pauses 300 ms at the start of a call that logs 48 KiB; lines arrive complete and in order",
-		Contract: Contract{FD2: FD2PTY, FD2Stalled: true},
-		Run:      busyTerminal})
-	register(&Program{ID: "P4", Slug: "macos-poll-reports-room-not-there", Family: "pipes",
-		Summary: "P2 on the macos profile: fd 2 a one-page pipe with a forwarder; poll reports room that is not there (run with -platform macos)",
-		Run:     func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.Wurlitzer) }})
-	register(&Program{ID: "P5", Slug: "parent-stalls-300ms-then-call-aborts", Family: "pipes",
-		Summary: "fd 2 a one-page pipe the parent stops reading for 300 ms at the start of the call; 20 lines (one per 25 ms) later the call aborts, no fatal line",
-		// The reader starts stalled, so the 300 ms stall is exact: the mark
-		// at the start of the call only schedules the resume.
-		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe, FD2Stalled: true},
-		Run:      stallThenAbort})
-	register(&Program{ID: "P6", Slug: "destructor-logs-16KiB-outside-call", Family: "pipes",
-		Summary:  "Jupyter: outside any call, a destructor logs 16 KiB with the GIL held; fd 2 a one-page pipe with a forwarder",
-		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
-		Run:      destructorLogs})
+	play(&Program{ID: "P1", Run: func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.IPyKernel) }})
+	play(&Program{ID: "P2", Run: func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.Wurlitzer) }})
+	play(&Program{ID: "P3", Run: busyTerminal})
+	play(&Program{ID: "P4", Run: func(e *Env) *sim.PyErr { return capturedFD2Call(e, sim.Wurlitzer) }})
+	play(&Program{ID: "P5", Run: stallThenAbort})
+	play(&Program{ID: "P6", Run: destructorLogs})
 }
 
 // 128 lines of 128 bytes: 16 KiB, four times the capture pipe.

@@ -1,11 +1,10 @@
-package scenario
+package programs
 
 import (
 	"fmt"
 	"strings"
 	"sync/atomic"
 
-	"logjam/ledger"
 	"logjam/sim"
 	"logjam/sim/lazyinit"
 )
@@ -16,21 +15,9 @@ import (
 // done, and every callback it hands to _lazy_call (directly, or through
 // set_rng_state / manual_seed inside a callback) must run once.
 func init() {
-	register(&Program{ID: "L1", Slug: "initialized-callback-reenters-via-set-rng-state", Family: "lazyinit",
-		Summary: "initialized; _lazy_call(lambda: set_rng_state(s)); set_rng_state calls _lazy_call again",
-		// the lambda and set_rng_state's callback
-		Contract: Contract{Contract: ledger.Contract{Callbacks: 2}},
-		Check:    checkLazy, Run: lazyInitialized})
-	register(&Program{ID: "L2", Slug: "queued-callback-reenters-via-manual-seed-during-drain", Family: "lazyinit",
-		Summary: "_lazy_call(lambda: manual_seed(42)) before init, then init(); the drain runs it and manual_seed calls _lazy_call",
-		// the lambda and manual_seed's callback
-		Contract: Contract{Contract: ledger.Contract{Callbacks: 2}},
-		Check:    checkLazy, Run: lazyQueuedDuringDrain})
-	register(&Program{ID: "L3", Slug: "forced-race-between-fast-path-and-lock", Family: "lazyinit",
-		Summary: "thread A passes the fast-path checks and pauses before the lock; B initializes and drains; A goes on; its callback re-enters via set_rng_state",
-		// the callback queued before the race, A's lambda, set_rng_state's callback
-		Contract: Contract{Contract: ledger.Contract{Callbacks: 3}},
-		Check:    checkLazy, Run: lazyForcedRace})
+	play(&Program{ID: "L1", Run: lazyInitialized, Check: checkLazy})
+	play(&Program{ID: "L2", Run: lazyQueuedDuringDrain, Check: checkLazy})
+	play(&Program{ID: "L3", Run: lazyForcedRace, Check: checkLazy})
 }
 
 // checkLazy validates -variant and -backend: both required.

@@ -1,4 +1,4 @@
-package scenario
+package programs
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"logjam/failpoints"
-	"logjam/ledger"
 	"logjam/sim"
 )
 
@@ -19,34 +18,12 @@ import (
 // once a write is seen blocked in the wait-for graph) and never guesses a
 // delay for the signal itself.
 func init() {
-	register(&Program{ID: "I1", Slug: "sigint-during-call", Family: "signals",
-		Summary: "a real SIGINT during a call that logs 3 lines before it and 2 after; KeyboardInterrupt reaches the caller after the call's lines " +
-			"(the parent sends the SIGINT on the mark; by hand, without telemetry, the child sends it to itself)",
-		Contract: Contract{Contract: ledger.Contract{Interrupts: 1}},
-		Run:      sigintDuringCall})
-	register(&Program{ID: "I2", Slug: "sigint-on-write-blocked-by-parent-pipe", Family: "signals",
-		Summary: "fd 2 a one-page pipe the parent stops reading; one call logs 6 KiB; a SIGINT when a write blocks on it (main thread); reading resumes 200 ms after the SIGINT " +
-			"(needs the parent: its pipe, its pauses and the SIGINT)",
-		Contract: Contract{FD2: FD2ParentPipe, FD2Stalled: true, Contract: ledger.Contract{Interrupts: 1}},
-		Run:      sigintOnBlockedWrite})
-	register(&Program{ID: "I3", Slug: "captured-write-interrupted-before-writing", Family: "signals",
-		Summary:  "captured; the stream's write raises KeyboardInterrupt before writing, once (stream-write-interrupt=1*return(\"before\")); one call logs 5 lines",
-		Contract: Contract{Contract: ledger.Contract{Replaced: true, Interrupts: 1}},
-		Run:      func(e *Env) *sim.PyErr { return interruptedCapture(e, "before") }})
-	register(&Program{ID: "I4", Slug: "captured-write-interrupted-after-half", Family: "signals",
-		Summary:  "as I3, but the write raises after writing half its text, once (stream-write-interrupt=1*return(\"half\"))",
-		Contract: Contract{Contract: ledger.Contract{Replaced: true, Interrupts: 1}},
-		Run:      func(e *Env) *sim.PyErr { return interruptedCapture(e, "half") }})
-	register(&Program{ID: "I5", Slug: "captured-write-interrupted-sigint-ignored", Family: "signals",
-		Summary: "as I3 in a child started with SIGINT ignored (Python installs no handler; PyErr_SetInterrupt does nothing) " +
-			"(by hand: simrt -sigint-ignored -scenario I5 ...)",
-		Contract: Contract{SigintIgnored: true, Contract: ledger.Contract{Replaced: true, Interrupts: 1}},
-		Run:      sigintIgnoredCapture})
-	register(&Program{ID: "I6", Slug: "captured-write-waits-for-sigint-counting-handler", Family: "signals",
-		Summary: "captured; a counting custom SIGINT handler that raises; the stream's write waits (GIL released) until a signal; a real SIGINT when it waits; one call logs 5 lines " +
-			"(needs the parent for the SIGINT)",
-		Contract: Contract{Contract: ledger.Contract{Replaced: true, Interrupts: 1}},
-		Run:      sigintWakesWaitingStream})
+	play(&Program{ID: "I1", Run: sigintDuringCall})
+	play(&Program{ID: "I2", Run: sigintOnBlockedWrite})
+	play(&Program{ID: "I3", Run: func(e *Env) *sim.PyErr { return interruptedCapture(e, "before") }})
+	play(&Program{ID: "I4", Run: func(e *Env) *sim.PyErr { return interruptedCapture(e, "half") }})
+	play(&Program{ID: "I5", Run: sigintIgnoredCapture})
+	play(&Program{ID: "I6", Run: sigintWakesWaitingStream})
 }
 
 // askSIGINT asks the parent for one real SIGINT. Run by hand with no

@@ -1,11 +1,12 @@
-package scenario_test
+package programs_test
 
 import (
 	"testing"
 	"unicode/utf8"
 
 	"logjam/pytext"
-	"logjam/sim/scenario"
+	catalogue "logjam/scenario"
+	scenario "logjam/scenario/programs"
 )
 
 // The U2 and U3 inputs must put the C code's byte cut inside a character,
@@ -21,5 +22,14 @@ func TestUTF8ScenariosCutInsideACharacter(t *testing.T) {
 	}
 	if len(errs) != pytext.RuntimeErrorsCapacity || utf8.Valid(errs) {
 		t.Fatalf("U3: appended errors are %d bytes, valid=%v: the 1024-byte cut must fall inside a character", len(errs), utf8.Valid(errs))
+	}
+}
+
+// Every catalogued scenario has a program, and only those.
+func TestEveryScenarioHasAProgram(t *testing.T) {
+	for _, in := range catalogue.All() {
+		if _, err := scenario.Lookup(in.ID); err != nil {
+			t.Error(err)
+		}
 	}
 }

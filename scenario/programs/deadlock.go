@@ -1,21 +1,15 @@
-package scenario
+package programs
 
 import (
 	"slices"
 
 	"logjam/failpoints"
-	"logjam/ledger"
 	"logjam/sim"
 )
 
 func init() {
-	register(&Program{ID: "D1", Slug: "load-failure-logs-under-backend-lock", Family: "deadlock",
-		Summary: "two threads: A's backend load fails and logs under lock L; B executes on the same backend",
-		Run:     func(e *Env) *sim.PyErr { return loadVersusExecute(e, false) }})
-	register(&Program{ID: "D2", Slug: "slow-sys-stderr", Family: "deadlock",
-		Summary:  "D1 with a slow sys.stderr (its write sleeps with the GIL released)",
-		Contract: Contract{Contract: ledger.Contract{Replaced: true}},
-		Run:      func(e *Env) *sim.PyErr { return loadVersusExecute(e, true) }})
+	play(&Program{ID: "D1", Run: func(e *Env) *sim.PyErr { return loadVersusExecute(e, false) }})
+	play(&Program{ID: "D2", Run: func(e *Env) *sim.PyErr { return loadVersusExecute(e, true) }})
 }
 
 // loadVersusExecute is the seed's deadlock: A holds the GIL and lock L and

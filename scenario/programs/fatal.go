@@ -1,9 +1,8 @@
-package scenario
+package programs
 
 import (
 	"time"
 
-	"logjam/ledger"
 	"logjam/sim"
 )
 
@@ -12,26 +11,10 @@ import (
 // logs of a call that crashes or hangs; its third: a fatal line leaves its
 // context behind.
 func init() {
-	register(&Program{ID: "F1", Slug: "delegate-aborts-after-3-errors", Family: "fatal",
-		Summary:  "the call logs 3 Error lines, then the delegate aborts (no fatal line: a vendor SDK abort())",
-		Contract: Contract{Ends: EndsAbort},
-		Run:      errorsThenAbort})
-	register(&Program{ID: "F2", Slug: "call-logs-then-blocks-forever", Family: "fatal",
-		Summary: "the call logs 3 Error lines, then blocks forever holding the GIL (its device worker waits for a fence nobody signals); the watchdog kills it at the deadline",
-		// No cycle: the chain of waits ends at an event nothing in the
-		// process holds. The lines are judged from fd 2 after the kill.
-		Contract: Contract{Ends: EndsKilled},
-		Run:      errorsThenBlock})
-	register(&Program{ID: "F3", Slug: "captured-context-then-fatal", Family: "fatal",
-		Summary: "sys.stderr captured in memory (StringIO); the call logs 3 Error lines of context, then a Fatal line, and the runtime aborts",
-		// The capture dies with the process: only fd 2 can carry the
-		// context and the fatal line (the ledger's fatal-path rule).
-		Contract: Contract{Ends: EndsAbort, Contract: ledger.Contract{Replaced: true}},
-		Run:      capturedContextThenFatal})
-	register(&Program{ID: "F4", Slug: "stall-mid-call-then-fatal", Family: "fatal",
-		Summary:  "original sys.stderr, fd 2 a one-page pipe; the parent stops reading for 300 ms mid-call, then reads on; the call's context lines (one per 25 ms), then a Fatal line, and the runtime aborts",
-		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe},
-		Run:      stallThenFatal})
+	play(&Program{ID: "F1", Run: errorsThenAbort})
+	play(&Program{ID: "F2", Run: errorsThenBlock})
+	play(&Program{ID: "F3", Run: capturedContextThenFatal})
+	play(&Program{ID: "F4", Run: stallThenFatal})
 }
 
 // The context every F program logs before it crashes, hangs or dies.
