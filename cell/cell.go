@@ -5,13 +5,11 @@ package cell
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"logjam/telemetry"
 	"logjam/verdict"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -170,34 +168,6 @@ func childEnv(fps failpoints.Set) []string {
 		env = append(env, "GO_FAILPOINTS="+fps.Env())
 	}
 	return env
-}
-
-// WriteBundle leaves the evidence of a run in dir: the outcome, stdout, the
-// real fd-2 bytes, the telemetry and a script that replays the child.
-func (o *Outcome) WriteBundle(dir, rerun string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	j, _ := json.MarshalIndent(o, "", "  ")
-	var tel []byte
-	if o.Result != nil {
-		for _, e := range o.Result.Events {
-			tel = append(tel, e.Raw...)
-			tel = append(tel, '\n')
-		}
-	}
-	var stdout []byte
-	if o.Result != nil {
-		stdout = o.Result.Stdout
-	}
-	replay := fmt.Sprintf("#!/bin/sh\n# Reruns this cell in the suite:\n#   %s\n# Reruns the child alone (telemetry on fd 3):\n%s 3>telemetry.replay.jsonl\n", rerun, o.Command)
-	files := map[string][]byte{"outcome.json": j, "stdout.txt": stdout, "fd2.bin": o.FD2, "telemetry.jsonl": tel, "replay.sh": []byte(replay)}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return err
-		}
-	}
-	return os.Chmod(filepath.Join(dir, "replay.sh"), 0o755)
 }
 
 // Probe runs the child's probe program with the probe failpoint set to

@@ -7,7 +7,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,12 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"logjam/config"
+	"logjam/report"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout)) }
@@ -124,179 +121,15 @@ func envOr(k, d string) string {
 	return d
 }
 
-// Cell is one row of reports/matrix.json.
-type Cell struct {
-	ID       string         `json:"id"`
-	Name     string         `json:"name"`
-	Family   string         `json:"family"`
-	Scenario string         `json:"scenario"`
-	Policy   string         `json:"policy,omitempty"`
-	Variant  string         `json:"variant,omitempty"`
-	Backend  string         `json:"backend,omitempty"`
-	Platform string         `json:"platform,omitempty"`
-	Python   string         `json:"python,omitempty"`
-	Expected string         `json:"expected"`
-	Observed string         `json:"observed"`
-	Ms       int64          `json:"ms"`
-	Rerun    string         `json:"rerun"`
-	Bundle   string         `json:"bundle,omitempty"`
-	Evidence map[string]any `json:"evidence"`
-}
-
 // render reads a Ginkgo JSON report, writes the matrix and prints it; it
 // returns how many cells differ from their expected verdict.
 func render(reportPath, matrixPath string, w io.Writer) (int, error) {
-	raw, err := os.ReadFile(reportPath)
+	m, err := report.FromGinkgo(reportPath)
 	if err != nil {
-		return 0, fmt.Errorf("no report to render: %v", err)
-	}
-	var reports []types.Report
-	if err := json.Unmarshal(raw, &reports); err != nil {
-		return 0, fmt.Errorf("%s is not a Ginkgo JSON report: %v", reportPath, err)
-	}
-	var cells []Cell
-	for _, r := range reports {
-		for _, sr := range r.SpecReports {
-			for _, e := range sr.ReportEntries {
-				if e.Name != "cell" {
-					continue
-				}
-				var s string
-				if json.Unmarshal([]byte(e.Value.AsJSON), &s) != nil {
-					continue
-				}
-				var full map[string]any
-				var c Cell
-				if json.Unmarshal([]byte(s), &c) != nil || json.Unmarshal([]byte(s), &full) != nil {
-					continue
-				}
-				c.Evidence = map[string]any{}
-				for _, k := range []string{"reason", "cycle", "ledger", "command"} {
-					if v, ok := full[k]; ok {
-						c.Evidence[k] = v
-					}
-				}
-				cells = append(cells, c)
-			}
-		}
-	}
-	sort.SliceStable(cells, func(i, j int) bool {
-		if cells[i].Family != cells[j].Family {
-			return cells[i].Family < cells[j].Family
-		}
-		return cells[i].ID < cells[j].ID
-	})
-	b, _ := json.MarshalIndent(cells, "", "  ")
-	if err := os.WriteFile(matrixPath, b, 0o644); err != nil {
 		return 0, err
 	}
-	return printMatrix(cells, w), nil
-}
-
-// printMatrix prints one table per family: a row per scenario, a column per
-// policy (or variant/backend); "!" marks an observation that differs from
-// the expected verdict (shown after "/").
-func printMatrix(cells []Cell, w io.Writer) int {
-	byFamily := map[string][]Cell{}
-	var families []string
-	for _, c := range cells {
-		if _, ok := byFamily[c.Family]; !ok {
-			families = append(families, c.Family)
-		}
-		byFamily[c.Family] = append(byFamily[c.Family], c)
+	if err := report.WriteMatrix(matrixPath, m); err != nil {
+		return 0, err
 	}
-	bad := 0
-	var reruns []string
-	for _, f := range families {
-		cs := byFamily[f]
-		var cols, rows []string
-		grid := map[[2]string]string{}
-		for _, c := range cs {
-			col, row := column(c), rowOf(c)
-			if !contains(cols, col) {
-				cols = append(cols, col)
-			}
-			if !contains(rows, row) {
-				rows = append(rows, row)
-			}
-			v := c.Observed
-			if c.Observed != c.Expected {
-				v = "!" + c.Observed + "/" + c.Expected
-				bad++
-				reruns = append(reruns, c.Rerun)
-			}
-			grid[[2]string{row, col}] = v
-		}
-		sort.SliceStable(cols, func(i, j int) bool { return rank(cols[i]) < rank(cols[j]) })
-		fmt.Fprintf(w, "\n%s (%d cells)\n", f, len(cs))
-		width := 12
-		for _, col := range cols {
-			width = max(width, len(col)+2)
-		}
-		for _, v := range grid {
-			width = max(width, len(v)+2)
-		}
-		fmt.Fprintf(w, "%-12s", "id")
-		for _, col := range cols {
-			fmt.Fprintf(w, "%-*s", width, col)
-		}
-		fmt.Fprintln(w)
-		for _, r := range rows {
-			fmt.Fprintf(w, "%-12s", r)
-			for _, col := range cols {
-				v := grid[[2]string{r, col}]
-				if v == "" {
-					v = "-"
-				}
-				fmt.Fprintf(w, "%-*s", width, v)
-			}
-			fmt.Fprintln(w)
-		}
-	}
-	fmt.Fprintf(w, "\n%d cells, %d as expected, %d not\n", len(cells), len(cells)-bad, bad)
-	for _, r := range reruns {
-		fmt.Fprintf(w, "rerun: %s\n", r)
-	}
-	return bad
-}
-
-// column is the policy, or the lazy-init variant; rowOf is the scenario,
-// with its platform (when not linux) or its backend.
-func column(c Cell) string {
-	switch {
-	case c.Variant != "":
-		return c.Variant
-	case c.Policy != "":
-		return c.Policy
-	}
-	return "verdict"
-}
-
-func rowOf(c Cell) string {
-	switch {
-	case c.Backend != "":
-		return c.ID + "/" + c.Backend
-	case c.Platform != "" && c.Platform != "linux":
-		return c.ID + "@" + c.Platform
-	}
-	return c.ID
-}
-
-// rank orders columns as the seed's history does.
-func rank(col string) int {
-	for i, name := range []string{"pystderr", "fd2", "buffered", "adaptive", "merged", "logjam", "old", "initfast", "norace", "fixed"} {
-		if col == name {
-			return i
-		}
-	}
-	return 100
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return report.RenderText(w, m), nil
 }

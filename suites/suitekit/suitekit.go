@@ -7,6 +7,8 @@ package suitekit
 import (
 	"encoding/json"
 	"fmt"
+	"logjam/report"
+	"logjam/verdict"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -126,22 +128,12 @@ func params(s cell.Spec) []string {
 	return p
 }
 
-// Report is one cell of reports/matrix.json.
-type Report struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Family   string `json:"family"`
-	Expected string `json:"expected"`
-	Rerun    string `json:"rerun"`
-	Bundle   string `json:"bundle,omitempty"`
-	cell.Outcome
-}
-
 // Check runs one cell and requires observed == expected. It attaches the
 // cell to the Ginkgo report, and on a mismatch leaves an evidence bundle
 // under reports/evidence and fails with the evidence and the command that
-// reruns exactly this cell.
+// reruns exactly this cell. A failure points at the caller's line.
 func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcome {
+	ginkgo.GinkgoHelper()
 	if spec.Platform == "" {
 		spec.Platform = "linux"
 	}
@@ -151,41 +143,41 @@ func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcom
 	out, err := cell.Run(ctx, Bin, spec, Profile)
 	Expect(err).NotTo(HaveOccurred())
 	name := ginkgo.CurrentSpecReport().LeafNodeText
-	rerun := fmt.Sprintf("go tool ginkgo --focus '%s' ./suites/%s", regexp.QuoteMeta(name), family)
-	rep := Report{ID: spec.Scenario, Name: name, Family: family, Expected: expected, Rerun: rerun, Outcome: *out}
-	if string(out.Observed) != expected {
-		rep.Bundle = filepath.Join(Root, "reports", "evidence", bundleName(name))
-		if err := out.WriteBundle(rep.Bundle, rerun); err != nil {
-			rep.Bundle = "(could not write: " + err.Error() + ")"
+	c := report.Cell{ID: spec.Scenario, Name: name, Family: family,
+		Scenario: out.Scenario, Policy: out.Policy, Variant: out.Variant, Backend: out.Backend, Platform: out.Platform, Python: out.Python,
+		Expected: verdict.Verdict(expected), Observed: out.Observed, Ms: out.Ms,
+		Rerun:    fmt.Sprintf("go tool ginkgo --focus '%s' ./suites/%s", regexp.QuoteMeta(name), family),
+		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
+	if !c.AsExpected() {
+		c.Bundle = report.BundleDir(filepath.Join(Root, "reports"), name)
+		b := report.Bundle{Cell: c, FD2: out.FD2}
+		if out.Result != nil {
+			b.Stdout, b.Events = out.Result.Stdout, out.Result.Events
+		}
+		if err := report.WriteBundle(c.Bundle, b); err != nil {
+			c.Bundle = "(could not write: " + err.Error() + ")"
 		}
 	}
-	b, _ := json.Marshal(rep)
-	ginkgo.AddReportEntry("cell", string(b), ginkgo.ReportEntryVisibilityNever)
-	Expect(string(out.Observed)).To(Equal(expected), func() string { return failure(rep, out) })
+	ginkgo.AddReportEntry(report.EntryName, c, ginkgo.ReportEntryVisibilityNever)
+	Expect(out.Observed).To(Equal(c.Expected), func() string { return failure(c, out) })
 	return out
 }
 
-func failure(rep Report, out *cell.Outcome) string {
+func failure(c report.Cell, out *cell.Outcome) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", rep.Name, rep.Expected, out.Observed)
-	fmt.Fprintf(&b, "reason: %s\n", out.Reason)
-	if out.Cycle != "" {
-		fmt.Fprintf(&b, "cycle: %s\n", out.Cycle)
+	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", c.Name, c.Expected, c.Observed)
+	fmt.Fprintf(&b, "reason: %s\n", c.Evidence.Reason)
+	if c.Evidence.Cycle != "" {
+		fmt.Fprintf(&b, "cycle: %s\n", c.Evidence.Cycle)
 	}
-	ev, _ := json.MarshalIndent(out.Ledger, "", "  ")
+	ev, _ := json.MarshalIndent(c.Evidence.Ledger, "", "  ")
 	fmt.Fprintf(&b, "ledger: %s\n", ev)
 	if out.Result != nil {
 		fmt.Fprintf(&b, "watchdog: %s\n", out.Result.Summary())
 	}
-	fmt.Fprintf(&b, "evidence bundle: %s\n", rep.Bundle)
-	fmt.Fprintf(&b, "rerun this cell: %s\n", rep.Rerun)
+	fmt.Fprintf(&b, "evidence bundle: %s\n", c.Bundle)
+	fmt.Fprintf(&b, "rerun this cell: %s\n", c.Rerun)
 	return b.String()
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
-
-func bundleName(name string) string {
-	return strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
 }
 
 // Row is one scenario's cells across the six policies: verdicts are the

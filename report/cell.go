@@ -1,0 +1,100 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"logjam/ledger"
+	"logjam/scenario"
+	"logjam/verdict"
+)
+
+// EntryName is the name of the Ginkgo report entry that carries one Cell
+// (its value is the Cell's JSON).
+const EntryName = "cell"
+
+// Cell is one row of the matrix: which cell, what was expected and observed,
+// and the evidence.
+type Cell struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Family   string          `json:"family"`
+	Scenario string          `json:"scenario"`
+	Policy   string          `json:"policy,omitempty"`
+	Variant  string          `json:"variant,omitempty"`
+	Backend  string          `json:"backend,omitempty"`
+	Platform string          `json:"platform,omitempty"`
+	Python   string          `json:"python,omitempty"`
+	Expected verdict.Verdict `json:"expected"`
+	Observed verdict.Verdict `json:"observed"`
+	Ms       int64           `json:"ms"`
+	Rerun    string          `json:"rerun"`
+	Bundle   string          `json:"bundle,omitempty"`
+	Evidence Evidence        `json:"evidence"`
+}
+
+// Evidence is what a cell's verdict rests on.
+type Evidence struct {
+	Reason  string          `json:"reason"`
+	Cycle   string          `json:"cycle,omitempty"`
+	Ledger  ledger.Evidence `json:"ledger"`
+	Command string          `json:"command"` // reruns the child alone
+}
+
+// AsExpected reports whether the observed verdict is the expected one.
+func (c Cell) AsExpected() bool { return c.Observed == c.Expected }
+
+// Column is the cell's matrix column: its policy, or its lazy-init variant.
+func (c Cell) Column() string {
+	switch {
+	case c.Variant != "":
+		return c.Variant
+	case c.Policy != "":
+		return c.Policy
+	}
+	return "verdict"
+}
+
+// Row is the cell's matrix row: the scenario, with its platform (when not
+// linux) or its backend.
+func (c Cell) Row() string {
+	switch {
+	case c.Backend != "":
+		return c.ID + "/" + c.Backend
+	case c.Platform != "" && c.Platform != "linux":
+		return c.ID + "@" + c.Platform
+	}
+	return c.ID
+}
+
+// Matrix is every cell of a run; as JSON, an array of cells.
+type Matrix []Cell
+
+// Sort orders the cells by family, then id (stable otherwise).
+func (m Matrix) Sort() {
+	slices.SortStableFunc(m, func(a, b Cell) int {
+		if c := strings.Compare(a.Family, b.Family); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// Unexpected counts the cells whose observation differs from the expected.
+func (m Matrix) Unexpected() int {
+	n := 0
+	for _, c := range m {
+		if !c.AsExpected() {
+			n++
+		}
+	}
+	return n
+}
+
+// columnRank orders columns as the seed's history does (scenario.Columns).
+func columnRank(col string) int {
+	if i := slices.Index(scenario.Columns(), col); i >= 0 {
+		return i
+	}
+	return 100
+}

@@ -1,0 +1,56 @@
+package report
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"logjam/telemetry"
+)
+
+func sample() Matrix {
+	return Matrix{
+		{ID: "D1", Family: "deadlock", Scenario: "D1", Policy: "logjam", Expected: "OK", Observed: "OK", Rerun: "r1"},
+		{ID: "D1", Family: "deadlock", Scenario: "D1", Policy: "pystderr", Expected: "HANG", Observed: "OK", Rerun: "r2"},
+		{ID: "C1", Family: "capture", Scenario: "C1", Policy: "fd2", Expected: "MISROUTED", Observed: "MISROUTED"},
+	}
+}
+
+func TestMatrixRoundTripAndRender(t *testing.T) {
+	m := sample()
+	m.Sort()
+	if m[0].Family != "capture" {
+		t.Fatalf("not sorted by family: %v", m[0])
+	}
+	path := filepath.Join(t.TempDir(), "matrix.json")
+	if err := WriteMatrix(path, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadMatrix(path)
+	if err != nil || !reflect.DeepEqual(back, m) {
+		t.Fatalf("read back %v, %v", back, err)
+	}
+	var b strings.Builder
+	if bad := RenderText(&b, m); bad != 1 || m.Unexpected() != 1 {
+		t.Fatalf("unexpected cells: %d", bad)
+	}
+	out := b.String()
+	if !strings.Contains(out, "!OK/HANG") || !strings.Contains(out, "rerun: r2") ||
+		strings.Index(out, "pystderr") > strings.Index(out, "logjam") {
+		t.Fatalf("render:\n%s", out)
+	}
+}
+
+func TestBundleRoundTrip(t *testing.T) {
+	ev, _ := telemetry.Parse([]byte(`{"ev":"exit","t":1,"code":0}`))
+	b := Bundle{Cell: sample()[1], Stdout: []byte("done\n"), FD2: []byte("E x\n"), Events: []telemetry.Event{ev}}
+	dir := BundleDir(t.TempDir(), "D1 slug [policy=pystderr]")
+	if err := WriteBundle(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadBundle(dir)
+	if err != nil || !reflect.DeepEqual(back.Cell, b.Cell) || string(back.FD2) != "E x\n" || len(back.Events) != 1 || back.Events[0].Ev != "exit" {
+		t.Fatalf("read back %+v, %v", back, err)
+	}
+}

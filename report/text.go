@@ -1,0 +1,74 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+)
+
+// RenderText prints one table per family, a row per scenario and a column
+// per policy (or lazy-init variant); "!" marks an observation that differs
+// from the expected verdict (shown after "/"). Then a summary and the rerun
+// command of each unexpected cell. It returns how many cells were unexpected.
+func RenderText(w io.Writer, m Matrix) int {
+	byFamily := map[string][]Cell{}
+	var families []string
+	for _, c := range m {
+		if _, ok := byFamily[c.Family]; !ok {
+			families = append(families, c.Family)
+		}
+		byFamily[c.Family] = append(byFamily[c.Family], c)
+	}
+	var reruns []string
+	for _, f := range families {
+		cs := byFamily[f]
+		var cols, rows []string
+		grid := map[[2]string]string{}
+		for _, c := range cs {
+			col, row := c.Column(), c.Row()
+			if !slices.Contains(cols, col) {
+				cols = append(cols, col)
+			}
+			if !slices.Contains(rows, row) {
+				rows = append(rows, row)
+			}
+			v := string(c.Observed)
+			if !c.AsExpected() {
+				v = "!" + string(c.Observed) + "/" + string(c.Expected)
+				reruns = append(reruns, c.Rerun)
+			}
+			grid[[2]string{row, col}] = v
+		}
+		slices.SortStableFunc(cols, func(a, b string) int { return columnRank(a) - columnRank(b) })
+		fmt.Fprintf(w, "\n%s (%d cells)\n", f, len(cs))
+		width := 12
+		for _, col := range cols {
+			width = max(width, len(col)+2)
+		}
+		for _, v := range grid {
+			width = max(width, len(v)+2)
+		}
+		fmt.Fprintf(w, "%-12s", "id")
+		for _, col := range cols {
+			fmt.Fprintf(w, "%-*s", width, col)
+		}
+		fmt.Fprintln(w)
+		for _, r := range rows {
+			fmt.Fprintf(w, "%-12s", r)
+			for _, col := range cols {
+				v := grid[[2]string{r, col}]
+				if v == "" {
+					v = "-"
+				}
+				fmt.Fprintf(w, "%-*s", width, v)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	bad := len(reruns)
+	fmt.Fprintf(w, "\n%d cells, %d as expected, %d not\n", len(m), len(m)-bad, bad)
+	for _, r := range reruns {
+		fmt.Fprintf(w, "rerun: %s\n", r)
+	}
+	return bad
+}
