@@ -6,11 +6,13 @@ package cell
 import (
 	"context"
 	"fmt"
+	"logjam/signals"
 	"logjam/telemetry"
 	"logjam/verdict"
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"logjam/config"
@@ -91,7 +93,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if spec.Deadline > 0 {
 		deadline = spec.Deadline
 	}
-	sig := &signaller{}
+	sig := &signals.AtMark{Signal: syscall.SIGINT, Mark: telemetry.MarkSIGINT}
 	mode := watchdog.Fast
 	if prof.Mode == "strict" {
 		mode = watchdog.Strict
@@ -101,7 +103,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		Scale:      prof.TimeoutScale,
 		GraceFloor: prof.GraceFloor,
 		Mode:       mode,
-		OnEvent:    func(ev watchdog.Event) { fd2.onEvent(ev); sig.onEvent(ev) },
+		OnEvent:    func(ev watchdog.Event) { fd2.onEvent(ev); sig.OnEvent(ev) },
 	})
 	if err != nil {
 		fd2.abandon()

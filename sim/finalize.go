@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"logjam/signals"
 	"logjam/telemetry"
 	"slices"
 	"sync/atomic"
@@ -159,22 +160,12 @@ func unwindFrames(t *Thread, frames []daemon.Frame) {
 		panic(u)
 	}
 	t.in.Tel.Emit(telemetry.DaemonFate{Thread: t.Name, Fate: string(daemon.Unwind), Frame: at.Name,
-		FrameKind: at.Kind.String(), Signal: signalName(end.Signal), Why: end.Why})
+		FrameKind: at.Kind.String(), Signal: signals.Name(end.Signal), Why: end.Why})
 	if end.Message != "" {
 		// __libc_fatal writes straight to fd 2 (no stdio lock, no GIL).
 		_, _ = syscall.Write(2, []byte(end.Message))
 	}
-	dieBySignal(end.Signal)
-}
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	}
-	return s.String()
+	signals.DieBy(end.Signal)
 }
 
 // Destroy is the backend's destructor, run when finalization tears down the

@@ -2,9 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"logjam/signals"
 	"logjam/telemetry"
 	"os"
-	"os/signal"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -103,15 +103,11 @@ func New(opts Options) (*Runtime, error) {
 // goroutine's stack, on telemetry (never fd 2), and keeps running: the
 // watchdog decides when to kill.
 func (rt *Runtime) dumpOnSIGQUIT() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGQUIT)
-	go func() {
-		for range ch {
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			rt.Tel.Emit(telemetry.Dump{Locks: rt.G.Snapshot(), Stacks: string(buf[:n])})
-		}
-	}()
+	signals.Bridge(syscall.SIGQUIT, func() {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		rt.Tel.Emit(telemetry.Dump{Locks: rt.G.Snapshot(), Stacks: string(buf[:n])})
+	})
 }
 
 // stamp is the log timestamp: elapsed time, strictly increasing per process
@@ -212,5 +208,5 @@ func (rt *Runtime) exception(t *Thread, nerr *NativeError) *PyErr {
 // "killed by signal 6" as after a C abort().
 func (rt *Runtime) Abort(why string) {
 	rt.Tel.Emit(telemetry.Abort{Why: why})
-	dieBySignal(syscall.SIGABRT)
+	signals.DieBy(syscall.SIGABRT)
 }

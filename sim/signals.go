@@ -1,8 +1,8 @@
 package sim
 
 import (
+	"logjam/signals"
 	"logjam/telemetry"
-	"os"
 	"os/signal"
 	"sync"
 	"syscall"
@@ -51,14 +51,10 @@ func newSignals(in *Interp, wake func()) *Signals {
 // listen bridges real SIGINTs into the model: each one is recorded and
 // trips the pending flag.
 func (s *Signals) listen() {
-	ch := make(chan os.Signal, 8)
-	signal.Notify(ch, syscall.SIGINT)
-	go func() {
-		for range ch {
-			s.in.Tel.Emit(telemetry.Signal{Signal: "SIGINT"})
-			s.trip()
-		}
-	}()
+	signals.Bridge(syscall.SIGINT, func() {
+		s.in.Tel.Emit(telemetry.Signal{Signal: "SIGINT"})
+		s.trip()
+	})
 }
 
 // Kind is the installed handler.

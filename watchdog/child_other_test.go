@@ -2,13 +2,6 @@
 
 package watchdog
 
-import (
-	"errors"
-	"syscall"
-)
-
-func resetSignalToDefault(sig syscall.Signal) error { return errors.ErrUnsupported }
-
 func becomeSubreaper() error { return nil }
 
 func isZombie(pid int) bool { return false }

@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"fmt"
+	"logjam/signals"
 	"logjam/telemetry"
 	"os"
 	"os/exec"
@@ -195,14 +196,8 @@ func childDeadlock(tel *childTelemetry) int {
 // would turn it into exit status 2.
 func childSegv() int {
 	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{}) // no core file in the package directory
-	if err := resetSignalToDefault(syscall.SIGSEGV); err != nil {
-		fmt.Fprintf(os.Stderr, "cannot reset SIGSEGV: %v\n", err)
-		return 1
-	}
 	fmt.Println("about to die by SIGSEGV")
-	_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
-	time.Sleep(5 * time.Second)
-	fmt.Fprintln(os.Stderr, "still alive after SIGSEGV")
+	signals.DieBy(syscall.SIGSEGV)
 	return 1
 }
 

@@ -46,6 +46,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"logjam/signals"
 	"logjam/telemetry"
 	"logjam/verdict"
 	"os"
@@ -295,7 +296,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, cfg Config) (*Result, error) {
 	}
 	if st := cmd.ProcessState; st != nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.Signal, res.SignalNumber = signalName(ws.Signal()), int(ws.Signal())
+			res.Signal, res.SignalNumber = signals.Name(ws.Signal()), int(ws.Signal())
 		} else {
 			res.ExitCode = st.ExitCode()
 		}

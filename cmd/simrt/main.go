@@ -13,9 +13,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"logjam/signals"
 	"logjam/telemetry"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 
@@ -155,17 +155,11 @@ func printList(w io.Writer) {
 // without the flag: the new image starts with SIGINT ignored, as the kernel
 // keeps an ignored disposition across exec.
 func reexecWithSIGINTIgnored(args []string) int {
-	self, err := os.Executable()
-	if err != nil {
-		return usageError("-sigint-ignored: %v", err)
-	}
 	var rest []string
 	for _, a := range args {
 		if a != "-sigint-ignored" && a != "--sigint-ignored" {
 			rest = append(rest, a)
 		}
 	}
-	signal.Ignore(syscall.SIGINT)
-	err = syscall.Exec(self, append([]string{os.Args[0]}, rest...), os.Environ())
-	return usageError("-sigint-ignored: exec %s: %v", self, err)
+	return usageError("-sigint-ignored: %v", signals.ExecIgnoring(syscall.SIGINT, rest))
 }

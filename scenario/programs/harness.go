@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"logjam/signals"
 	"os"
 	"os/exec"
 	"syscall"
@@ -25,7 +26,7 @@ func init() {
 		fmt.Fprintln(os.Stderr, "H3: failing on purpose")
 		return 3
 	}})
-	play(&Program{ID: "H4", Raw: func() int { sim.DieBySignal(syscall.SIGSEGV); return 0 }})
+	play(&Program{ID: "H4", Raw: func() int { signals.DieBy(syscall.SIGSEGV); return 0 }})
 	play(&Program{ID: "H6", Raw: grandchildHoldsStdout})
 }
 
