@@ -1,0 +1,66 @@
+package watchdog
+
+import (
+	"sync"
+	"time"
+)
+
+// recorder keeps the telemetry in order and tells the watcher about cycles
+// and dumps.
+type recorder struct {
+	started   time.Time
+	onEvent   func(Event)
+	cycleSeen chan struct{} // closed at the first cycle
+	dumpSeen  chan struct{} // one token per dump, at most one pending
+
+	mu      sync.Mutex
+	events  []Event
+	cycle   int // index of the first cycle, -1 if none
+	dump    int // index of the last dump, -1 if none
+	cycleAt time.Duration
+}
+
+func newRecorder(started time.Time, onEvent func(Event)) *recorder {
+	return &recorder{
+		started: started, onEvent: onEvent,
+		cycleSeen: make(chan struct{}), dumpSeen: make(chan struct{}, 1),
+		cycle: -1, dump: -1,
+	}
+}
+
+func (r *recorder) add(ev Event) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	switch ev.Ev {
+	case KindCycle:
+		if r.cycle < 0 {
+			r.cycle, r.cycleAt = len(r.events)-1, time.Since(r.started)
+			close(r.cycleSeen)
+		}
+	case KindDump:
+		r.dump = len(r.events) - 1
+		select {
+		case r.dumpSeen <- struct{}{}:
+		default:
+		}
+	}
+	r.mu.Unlock()
+	if r.onEvent != nil {
+		r.onEvent(ev)
+	}
+}
+
+func (r *recorder) snapshot() (events []Event, cycle, dump *Event, cycleAt time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	events = append([]Event(nil), r.events...)
+	if r.cycle >= 0 {
+		ev := events[r.cycle]
+		cycle = &ev
+	}
+	if r.dump >= 0 {
+		ev := events[r.dump]
+		dump = &ev
+	}
+	return events, cycle, dump, r.cycleAt
+}
