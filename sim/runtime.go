@@ -36,7 +36,8 @@ type Line struct {
 type Options struct {
 	Platform Platform
 	Python   Version
-	Policy   string
+	// Policy builds the log sink (logjam/sim/policy.ByName).
+	Policy PolicyMaker
 	// NoTelemetry leaves fd 3 alone (benchmarks in a process whose fd 3 is
 	// not a telemetry pipe).
 	NoTelemetry bool
@@ -77,7 +78,10 @@ func New(opts Options) (*Runtime, error) {
 	in.Signals = newSignals(in, fd2.Wake)
 	rt := &Runtime{In: in, G: in.G, Tel: tel, FD2: fd2, start: start}
 	rt.Stdio = in.G.NewLock("the stdio lock of stderr")
-	pol, err := NewPolicy(opts.Policy, rt)
+	if opts.Policy == nil {
+		return nil, UnknownPolicy("")
+	}
+	pol, err := opts.Policy(rt)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +98,7 @@ func New(opts Options) (*Runtime, error) {
 			time.Sleep(time.Hour)
 		}
 	}()
-	tel.Emit(telemetry.Start{Pid: os.Getpid(), Policy: opts.Policy, Platform: string(opts.Platform),
+	tel.Emit(telemetry.Start{Pid: os.Getpid(), Policy: rt.Policy.Name(), Platform: string(opts.Platform),
 		Python: opts.Python.String(), FD2: string(fd2.Kind), Sigint: string(in.Signals.Kind())})
 	return rt, nil
 }

@@ -23,9 +23,8 @@ type Thread struct {
 	done chan struct{}
 
 	// owned by the thread's own goroutine
-	depth int       // binding-call scope depth
-	call  callState // the policy's state for the current outermost call
-	errs  []byte    // Error lines of the current call, for the exception text
+	depth int    // binding-call scope depth
+	errs  []byte // Error lines of the current call, for the exception text
 }
 
 func (t *Thread) heldNamesLocked() []string {

@@ -23,6 +23,7 @@ import (
 	"logjam/scenario"
 	"logjam/scenario/programs"
 	"logjam/sim"
+	"logjam/sim/policy"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -36,7 +37,7 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("simrt", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	id := fs.String("scenario", "", "scenario id (see -list)")
-	policy := fs.String("policy", "merged", "log sink policy: "+strings.Join(sim.Policies, ", "))
+	policyName := fs.String("policy", "merged", "log sink policy: "+strings.Join(sim.Policies, ", "))
 	platform := fs.String("platform", "linux", "platform profile: linux, macos")
 	python := fs.String("python", "3.12", "Python version, 3.11 to 3.15 (X.Y or X.Y.Z)")
 	variant := fs.String("variant", "", "lazy-init variant for L scenarios: old, initfast, norace, fixed")
@@ -83,8 +84,9 @@ func run(args []string) int {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if !validPolicy(*policy) {
-		return usageError("unknown policy %q (accepted: %s)", *policy, strings.Join(sim.Policies, ", "))
+	mk, err := policy.ByName(*policyName)
+	if err != nil {
+		return usageError("%v", err)
 	}
 	if prog.Check != nil {
 		if err := prog.Check(*variant, *backend); err != nil {
@@ -96,7 +98,7 @@ func run(args []string) int {
 	if prog.Raw != nil {
 		return prog.Raw()
 	}
-	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Policy: *policy})
+	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Policy: mk})
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -114,15 +116,6 @@ func run(args []string) int {
 	rt.In.Shutdown(rt.Main)
 	rt.Tel.Emit(telemetry.Exit{Code: 0})
 	return 0
-}
-
-func validPolicy(p string) bool {
-	for _, q := range sim.Policies {
-		if p == q {
-			return true
-		}
-	}
-	return false
 }
 
 func printList(w io.Writer) {

@@ -17,6 +17,7 @@ import (
 	"logjam/failpoints"
 	"logjam/sim"
 	"logjam/sim/lazyinit"
+	"logjam/sim/policy"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed of the contention schedules (0: $LOGJAM_SEED, else a fresh one)")
@@ -34,7 +35,8 @@ var (
 func runtimeForTest(t *testing.T) *sim.Runtime {
 	t.Helper()
 	rtOnce.Do(func() {
-		testRT, rtErr = sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: "merged"})
+		mk, _ := policy.ByName("merged")
+		testRT, rtErr = sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk})
 		if rtErr == nil {
 			testRT.Main.ReleaseGIL() // the test goroutine is no Python thread
 		}

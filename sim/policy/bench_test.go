@@ -1,4 +1,4 @@
-package sim
+package policy
 
 import (
 	"os"
@@ -8,13 +8,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"logjam/pipes"
+	"logjam/sim"
 )
 
 // Sink throughput, side by side in one run (figures for notes; no test
 // asserts a time):
 //
-//	go test -run '^$' -bench DirectWrite -benchtime 200000x ./sim/
-//	go test -run '^$' -bench KeepPath -benchtime 3x ./sim/
+//	go test -run '^$' -bench DirectWrite -benchtime 200000x ./sim/policy/
+//	go test -run '^$' -bench KeepPath -benchtime 3x ./sim/policy/
 
 // onFD2 points this process's fd 2 at f for the benchmark and restores it.
 func onFD2(b *testing.B, f *os.File) {
@@ -74,14 +75,18 @@ func BenchmarkDirectWrite(b *testing.B) {
 		for _, pol := range []string{"merged", "logjam"} {
 			b.Run(target.name+"/"+pol, func(b *testing.B) {
 				target.setup(b)
-				rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Policy: pol, NoTelemetry: true})
+				mk, err := ByName(pol)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.SetBytes(int64(len(line)))
-				rt.Call(rt.Main, "execute", func() *NativeError {
+				rt.Call(rt.Main, "execute", func() *sim.NativeError {
 					for b.Loop() {
-						rt.Policy.Emit(rt.Main, Line{Seq: 1, Level: Info, Bytes: line})
+						rt.Policy.Emit(rt.Main, sim.Line{Seq: 1, Level: sim.Info, Bytes: line})
 					}
 					return nil
 				})
@@ -98,19 +103,21 @@ func BenchmarkKeepPath(b *testing.B) {
 	line := benchLine()
 	n := (10 << 20) / len(line)
 	for b.Loop() {
-		rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Policy: "merged", NoTelemetry: true})
+		mk, _ := ByName("merged")
+		rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
 		if err != nil {
 			b.Fatal(err)
 		}
-		rt.In.SetStderr(NewMemStream("StringIO"))
+		rt.In.SetStderr(sim.NewMemStream("StringIO"))
+		k := rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(interface{ base() *kit }).base()
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		peak := 0
-		rt.Call(rt.Main, "execute", func() *NativeError {
+		rt.Call(rt.Main, "execute", func() *sim.NativeError {
 			for i := 0; i < n; i++ {
-				rt.Policy.Emit(rt.Main, Line{Seq: i, Level: Info, Bytes: line})
-				peak = max(peak, rt.Main.call.kept.Len())
+				rt.Policy.Emit(rt.Main, sim.Line{Seq: i, Level: sim.Info, Bytes: line})
+				peak = max(peak, k.call(rt.Main).kept.Len())
 			}
 			runtime.GC() // what the call holds, not garbage it made
 			runtime.ReadMemStats(&after)

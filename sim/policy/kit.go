@@ -1,0 +1,206 @@
+// Package policy holds the six log-sink policies of the seed's history
+// (pystderr, fd2, buffered, adaptive, merged, logjam; SCENARIOS.md words
+// their rules), the toolkit they are built from (room check, direct and
+// Python writes, keep and flush), each thread's call state, and each sink's
+// C++ frames for a forced unwind (frames.go).
+package policy
+
+import (
+	"sync"
+	"time"
+
+	"logjam/failpoints"
+	"logjam/pipes"
+	"logjam/pytext"
+	"logjam/sim"
+	"logjam/sim/keep"
+	"logjam/telemetry"
+)
+
+// ByName returns the maker of the policy called name (sim.Policies).
+func ByName(name string) (sim.PolicyMaker, error) {
+	var mk func(k *kit) sim.Policy
+	switch name {
+	case "pystderr":
+		mk = func(k *kit) sim.Policy { return &pyStderr{k} }
+	case "fd2":
+		mk = func(k *kit) sim.Policy { return &fd2Direct{k} }
+	case "buffered":
+		mk = func(k *kit) sim.Policy { return &bufferedSink{k} }
+	case "adaptive":
+		mk = func(k *kit) sim.Policy { return &adaptiveSink{kit: k, rules: thirdRoundRules} }
+	case "merged":
+		mk = func(k *kit) sim.Policy { return &adaptiveSink{kit: k, rules: mergedRules} }
+	case "logjam":
+		mk = func(k *kit) sim.Policy { return newLogjamSink(k) }
+	default:
+		return nil, sim.UnknownPolicy(name)
+	}
+	return func(rt *sim.Runtime) (sim.Policy, error) { return mk(&kit{rt: rt}), nil }, nil
+}
+
+// callState is a thread's sink state for its current outermost call.
+type callState struct {
+	direct  bool // lines go straight to fd 2
+	stalled bool // direct was turned off by a full pipe, not a replaced sys.stderr
+	kept    keep.Buffer
+}
+
+// kit holds the pieces every policy is built from; each exists once. It
+// owns each thread's call state.
+type kit struct {
+	rt    *sim.Runtime
+	calls sync.Map // *sim.Thread -> *callState
+}
+
+func (k *kit) base() *kit { return k }
+
+// call is t's state for its current outermost call (only t touches it).
+func (k *kit) call(t *sim.Thread) *callState {
+	if c, ok := k.calls.Load(t); ok {
+		return c.(*callState)
+	}
+	c, _ := k.calls.LoadOrStore(t, &callState{})
+	return c.(*callState)
+}
+
+// RoomWait is the room check's wait for a full pipe.
+const RoomWait = 100 * time.Millisecond
+
+// roomCheck: fd 2 a pipe -> wait up to wait for room; anything else has
+// room. careful selects the merged fix's macOS rule (a pipe reported as
+// <= 16 KiB is full once 512 bytes are queued) over trusting poll, which on
+// the macos profile answers as XNU does and can report room that is not there.
+func (k *kit) roomCheck(wait time.Duration, careful bool) bool {
+	if k.rt.FD2.Kind != sim.FDPipe {
+		return true
+	}
+	profile := pipes.Linux
+	if k.rt.In.Platform == sim.MacOS {
+		profile = pipes.MacOS
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		room, err := profile.HasRoom(2, time.Until(deadline))
+		if err != nil {
+			return true
+		}
+		if room && careful && profile == pipes.MacOS {
+			if full, err := pipes.SmallPipeFull(2); err == nil && full {
+				room = false
+			}
+		}
+		if room || !time.Now().Before(deadline) {
+			return room
+		}
+		if careful && profile == pipes.MacOS {
+			// The careful rule has no kernel wake-up; look again shortly.
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+}
+
+// directWrite is C stdio: the stdio lock is held, the GIL is kept if held,
+// and the write blocks while fd 2 has no room.
+func (k *kit) directWrite(t *sim.Thread, b []byte) {
+	k.rt.Stdio.Acquire(t)
+	if ms, ok := failpoints.Int(failpoints.DirectWriteDelay); ok && ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
+	k.rt.FD2.WriteDirect(t, b)
+	k.rt.Stdio.Release(t)
+}
+
+func (k *kit) directLine(t *sim.Thread, l sim.Line, why string) {
+	k.rt.Route(t, l, "fd2", why)
+	k.directWrite(t, l.Bytes)
+}
+
+// pythonWrite writes text to the current sys.stderr with the GIL held,
+// taking it first if the thread does not hold it.
+func (k *kit) pythonWrite(t *sim.Thread, text string) *sim.PyErr {
+	took := false
+	if !t.HoldsGIL() {
+		t.AcquireGIL()
+		took = true
+	}
+	err := k.rt.In.Stderr().Write(t, text)
+	if took {
+		t.ReleaseGIL()
+	}
+	return err
+}
+
+func (k *kit) keep(t *sim.Thread, l sim.Line, why string) {
+	k.call(t).kept.Add(l.Bytes)
+	k.rt.Route(t, l, "kept", why)
+}
+
+// taken is what a flush writes: the left-out note (if any), then the lines.
+type taken struct {
+	note  []byte
+	lines [][]byte
+}
+
+func (tk taken) empty() bool { return tk.note == nil && len(tk.lines) == 0 }
+
+func (tk taken) bytes() []byte {
+	var b []byte
+	b = append(b, tk.note...)
+	for _, l := range tk.lines {
+		b = append(b, l...)
+	}
+	return b
+}
+
+func (k *kit) take(t *sim.Thread) taken {
+	note, lines := k.call(t).kept.Take()
+	return taken{note: note, lines: lines}
+}
+
+// flushEscaped is the flush: one Python write of the note and kept lines,
+// decoded with backslashreplace.
+func (k *kit) flushEscaped(t *sim.Thread, tk taken) *sim.PyErr {
+	k.rt.Tel.Emit(telemetry.Flush{Thread: t.Name, Lines: len(tk.lines), Note: string(tk.note), To: k.rt.In.Stderr().Name()})
+	return k.pythonWrite(t, pytext.DecodeEscaped(tk.bytes()))
+}
+
+// directAll writes a flush's lines straight to fd 2 (the fallback after a
+// failed or interrupted flush; repeats are allowed).
+func (k *kit) directAll(t *sim.Thread, tk taken, why string) {
+	k.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: why})
+	if tk.note != nil {
+		k.directWrite(t, tk.note)
+	}
+	for _, l := range tk.lines {
+		k.directWrite(t, l)
+	}
+}
+
+// directWhileRoom writes lines while the room check finds room and returns
+// what was left (lines and bytes).
+func (k *kit) directWhileRoom(t *sim.Thread, tk taken, careful bool) (leftLines, leftBytes int) {
+	all := tk.lines
+	if tk.note != nil {
+		all = append([][]byte{tk.note}, all...)
+	}
+	for i, l := range all {
+		if !k.roomCheck(RoomWait, careful) {
+			for _, r := range all[i:] {
+				leftLines++
+				leftBytes += len(r)
+			}
+			return
+		}
+		k.directWrite(t, l)
+	}
+	return 0, 0
+}
+
+func strictText(b []byte) (string, *sim.PyErr) {
+	s, err := pytext.DecodeStrict(b)
+	if err != nil {
+		return "", &sim.PyErr{Type: "UnicodeDecodeError", Msg: err.Error()}
+	}
+	return s, nil
+}
