@@ -6,7 +6,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-var _ = suitekit.Family("capture")
 var _ = suitekit.BuildChild()
 
 func TestCapture(t *testing.T) { suitekit.RunSuite(t, "capture") }

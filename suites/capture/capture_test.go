@@ -9,8 +9,8 @@ import (
 
 var _ = Describe("A replaced sys.stderr", func() {
 	DescribeTable("receives every line a call logs, or fd 2 does after the stream refused it",
-		func(ctx SpecContext, spec cell.Spec, expected string) {
-			suitekit.Check(ctx, spec, expected)
+		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+			suitekit.Verify(ctx, spec, expected, then)
 		},
 		suitekit.Rows(
 			suitekit.Row(cell.Spec{Scenario: "C1"}, "OK", "MISROUTED", "OK", "OK", "OK", "OK"),

@@ -6,7 +6,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-var _ = suitekit.Family("daemon")
 var _ = suitekit.BuildChild()
 
 func TestDaemon(t *testing.T) { suitekit.RunSuite(t, "daemon") }

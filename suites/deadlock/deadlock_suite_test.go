@@ -6,7 +6,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-var _ = suitekit.Family("deadlock")
 var _ = suitekit.BuildChild()
 
 func TestDeadlock(t *testing.T) { suitekit.RunSuite(t, "deadlock") }

@@ -6,7 +6,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-var _ = suitekit.Family("fatal")
 var _ = suitekit.BuildChild()
 
 func TestFatal(t *testing.T) { suitekit.RunSuite(t, "fatal") }

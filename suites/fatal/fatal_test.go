@@ -9,6 +9,7 @@ import (
 	"logjam/cell"
 	"logjam/ledger"
 	"logjam/suites/suitekit"
+	"logjam/verdict"
 )
 
 // f2Deadline is F2's cell deadline before scaling: the program blocks by
@@ -19,35 +20,50 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 	suitekit.LinuxOnly("a real SIGABRT after resetting Go's handler (rt_sigaction), and F4's one-page pipe (F_SETPIPE_SZ, POLLOUT per page slot)")
 
 	DescribeTable("leaves the call's lines, and a fatal line's context before it, on a stream that outlives the process",
-		func(ctx SpecContext, spec cell.Spec, expected string) {
-			out := suitekit.Check(ctx, spec, expected)
-			if spec.Scenario == "F2" {
-				By("judging a blocked-by-design child at its deadline, with no wait-for cycle reported")
-				Expect(out.Cycle).To(BeEmpty())
-				Expect(out.Result.Killed).To(BeTrue())
-			}
-			if spec.Scenario == "F4" {
-				By("stalling fd 2 mid-call: lines are logged while the parent does not read, and after it reads again")
-				during, after := linesAroundPause(out)
-				Expect(during).To(BeNumerically(">", 0), "no line logged during the 300 ms stall")
-				Expect(after).To(BeNumerically(">", 0), "no line logged after the stall ended, before the fatal line")
-			}
-			if (spec.Scenario == "F3" || spec.Scenario == "F4") && out.Observed == "OK" {
-				By("finding on fd 2 every line of the call before the fatal line, in the order logged, then the fatal line")
-				Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
-			}
-			if spec.Policy == "merged" && (spec.Scenario == "F3" || spec.Scenario == "F4") {
-				By("owing the merged fix's OK to its fatal path: the kept context went to fd 2 before the fatal line")
-				Expect(fatalPathWrote(out)).To(BeNumerically(">", 0))
-			}
+		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+			suitekit.Verify(ctx, spec, expected, then)
 		},
 		suitekit.Rows(
 			suitekit.Row(cell.Spec{Scenario: "F1"}, "OK", "OK", "LOST", "OK", "OK", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "F2", Deadline: f2Deadline}, "OK", "OK", "LOST", "OK", "OK", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "F3"}, "LOST", "MISROUTED", "LOST", "LOST", "OK", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "F4"}, "OK", "OK", "LOST", "LOST", "OK", "OK")),
+			suitekit.RowThen(cell.Spec{Scenario: "F2", Deadline: f2Deadline}, judgedAtTheDeadline, "OK", "OK", "LOST", "OK", "OK", "OK"),
+			suitekit.RowThen(cell.Spec{Scenario: "F3"}, contextBeforeTheFatalLine, "LOST", "MISROUTED", "LOST", "LOST", "OK", "OK"),
+			suitekit.RowThen(cell.Spec{Scenario: "F4"}, both(linesAroundTheStall, contextBeforeTheFatalLine), "OK", "OK", "LOST", "LOST", "OK", "OK")),
 	)
 })
+
+// judgedAtTheDeadline: F2 blocks by design; it is judged at its deadline,
+// with no wait-for cycle reported.
+func judgedAtTheDeadline(out *cell.Outcome) {
+	By("judging a blocked-by-design child at its deadline, with no wait-for cycle reported")
+	Expect(out.Cycle).To(BeEmpty())
+	Expect(out.Result.Killed).To(BeTrue())
+}
+
+// linesAroundTheStall: F4 logs while the parent does not read fd 2, and
+// after it reads again.
+func linesAroundTheStall(out *cell.Outcome) {
+	By("stalling fd 2 mid-call: lines are logged while the parent does not read, and after it reads again")
+	during, after := linesAroundPause(out)
+	Expect(during).To(BeNumerically(">", 0), "no line logged during the 300 ms stall")
+	Expect(after).To(BeNumerically(">", 0), "no line logged after the stall ended, before the fatal line")
+}
+
+// contextBeforeTheFatalLine: an OK leaves every line of the call on fd 2,
+// in order, then the fatal line; the merged fix owes it to its fatal path.
+func contextBeforeTheFatalLine(out *cell.Outcome) {
+	if out.Observed == verdict.OK {
+		By("finding on fd 2 every line of the call before the fatal line, in the order logged, then the fatal line")
+		Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
+	}
+	if out.Policy == "merged" {
+		By("owing the merged fix's OK to its fatal path: the kept context went to fd 2 before the fatal line")
+		Expect(fatalPathWrote(out)).To(BeNumerically(">", 0))
+	}
+}
+
+func both(a, b suitekit.Then) suitekit.Then {
+	return func(out *cell.Outcome) { a(out); b(out) }
+}
 
 // linesAroundPause counts the non-fatal lines logged (child's clock) while
 // the parent was asked not to read fd 2, and after the pause ended.

@@ -6,7 +6,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-var _ = suitekit.Family("harness")
 var _ = suitekit.BuildChild()
 
 func TestHarness(t *testing.T) { suitekit.RunSuite(t, "harness") }

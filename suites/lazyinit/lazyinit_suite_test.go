@@ -8,6 +8,4 @@ import (
 
 func TestLazyinit(t *testing.T) { suitekit.RunSuite(t, "lazyinit") }
 
-var _ = suitekit.Family("lazyinit")
-
 var _ = suitekit.BuildChild()

@@ -18,7 +18,7 @@ import (
 // rows say what that shape does, not what torch.xpu / torch.mtia were seen
 // to do. Entry names start with the scenario id: --focus 'L2' reruns only L2.
 var _ = DescribeTable("lazy device initialization",
-	func(ctx SpecContext, spec cell.Spec, expected string) {
+	func(ctx SpecContext, spec cell.Spec, expected string, _ suitekit.Then) {
 		out := suitekit.Check(ctx, spec, expected)
 		if expected == string(verdict.Hang) {
 			// Every hang of this family is one thread waiting for its own

@@ -6,7 +6,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-var _ = suitekit.Family("pipes")
 var _ = suitekit.BuildChild()
 
 func TestPipes(t *testing.T) { suitekit.RunSuite(t, "pipes") }

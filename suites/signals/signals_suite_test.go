@@ -6,7 +6,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-var _ = suitekit.Family("signals")
 var _ = suitekit.BuildChild()
 
 func TestSignals(t *testing.T) { suitekit.RunSuite(t, "signals") }

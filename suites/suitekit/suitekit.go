@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
@@ -37,13 +38,6 @@ var (
 	family string
 )
 
-// Family names the suite's package; call it in a var block so that Cell
-// can label entries while the tree is built.
-func Family(fam string) bool {
-	family = fam
-	return true
-}
-
 // RunSuite loads the profile and runs the suite's specs. A missing or
 // malformed ginkgo.yml ends the process with status 2 and one line, before
 // any spec or child runs.
@@ -59,9 +53,9 @@ func RunSuite(t *testing.T, fam string) {
 		fmt.Fprintf(os.Stderr, "logjam: %v\n", err)
 		os.Exit(2)
 	}
-	Profile = prof
+	Profile, family = prof, fam
 	RegisterFailHandler(ginkgo.Fail)
-	ginkgo.RunSpecs(t, fam+" suite")
+	ginkgo.RunSpecs(t, fam+" suite", ginkgo.Label(fam))
 }
 
 // BuildChild registers the suite-level setup: simrt is built once (on
@@ -71,12 +65,12 @@ func BuildChild() bool {
 	ginkgo.SynchronizedBeforeSuite(func() []byte {
 		bin, err := gexec.Build("logjam/cmd/simrt")
 		Expect(err).NotTo(HaveOccurred(), "building the child binary")
+		ginkgo.DeferCleanup(gexec.CleanupBuildArtifacts)
 		return []byte(bin)
 	}, func(bin []byte) {
 		Bin = string(bin)
 		probeFailpoints()
 	})
-	ginkgo.SynchronizedAfterSuite(func() {}, func() { gexec.CleanupBuildArtifacts() })
 	return true
 }
 
@@ -92,10 +86,29 @@ func probeFailpoints() {
 	Expect(err).NotTo(HaveOccurred(), "failpoint injection does not fire in the child: %s", out)
 }
 
+// Then is a row's own assertion on its outcome, run once the verdict matched.
+type Then func(out *cell.Outcome)
+
+// Verify is what a cell table's body does: Check, then the row's Then. Call
+// it from a body written in the suite file, so a failure points there.
+func Verify(ctx ginkgo.SpecContext, spec cell.Spec, expected string, then Then) {
+	ginkgo.GinkgoHelper()
+	out := Check(ctx, spec, expected)
+	if then != nil {
+		then(out)
+	}
+}
+
 // Cell builds a matrix cell named `<ID> <slug> [policy=<p> platform=<os>
-// py=<ver>]`, labelled with its family, its policy and negative-control when
-// the expected verdict is not OK. The table's body receives (spec, expected).
+// py=<ver>]`, labelled with its policy and negative-control when the expected
+// verdict is not OK (the family label is the suite's). The table's body
+// receives (spec, expected, then); its code location is the caller's line.
 func Cell(spec cell.Spec, expected string, decorations ...any) ginkgo.TableEntry {
+	return entry(2, spec, expected, nil, decorations...)
+}
+
+// entry is Cell with the suite file's line skip frames up the stack.
+func entry(skip int, spec cell.Spec, expected string, then Then, decorations ...any) ginkgo.TableEntry {
 	if spec.Platform == "" && spec.Policy != "" {
 		spec.Platform = "linux"
 	}
@@ -103,18 +116,18 @@ func Cell(spec cell.Spec, expected string, decorations ...any) ginkgo.TableEntry
 		spec.Python = "3.12"
 	}
 	slug := spec.Scenario
-	if prog, err := scenario.Lookup(spec.Scenario); err == nil {
-		slug = prog.Slug
+	if in, err := scenario.Lookup(spec.Scenario); err == nil {
+		slug = in.Slug
 	}
 	name := fmt.Sprintf("%s %s [%s]", spec.Scenario, slug, strings.Join(params(spec), " "))
-	labels := ginkgo.Label(family)
+	var labels ginkgo.Labels
 	if spec.Policy != "" {
 		labels = append(labels, spec.Policy)
 	}
 	if expected != "OK" {
 		labels = append(labels, "negative-control")
 	}
-	args := append([]any{labels, spec, expected}, decorations...)
+	args := append([]any{types.NewCodeLocation(skip), labels, spec, expected, then}, decorations...)
 	return ginkgo.Entry(name, args...)
 }
 
@@ -181,10 +194,18 @@ func failure(c report.Cell, out *cell.Outcome) string {
 }
 
 // Row is one scenario's cells across the six policies: verdicts are the
-// expected ones in SCENARIOS.md's column order (pystderr, fd2, buffered,
-// adaptive, merged, logjam). spec names the scenario and, if not linux,
-// the platform.
+// expected ones in SCENARIOS.md's column order (scenario.Policies). spec
+// names the scenario and, if not linux, the platform.
 func Row(spec cell.Spec, verdicts ...string) []ginkgo.TableEntry {
+	return row(spec, nil, verdicts)
+}
+
+// RowThen is Row with the row's own assertion.
+func RowThen(spec cell.Spec, then Then, verdicts ...string) []ginkgo.TableEntry {
+	return row(spec, then, verdicts)
+}
+
+func row(spec cell.Spec, then Then, verdicts []string) []ginkgo.TableEntry {
 	if len(verdicts) != len(scenario.Policies) {
 		panic(fmt.Sprintf("suitekit.Row(%s): %d verdicts for %d policies", spec.Scenario, len(verdicts), len(scenario.Policies)))
 	}
@@ -192,7 +213,7 @@ func Row(spec cell.Spec, verdicts ...string) []ginkgo.TableEntry {
 	for i, p := range scenario.Policies {
 		s := spec
 		s.Policy = p
-		es = append(es, Cell(s, verdicts[i]))
+		es = append(es, entry(3, s, verdicts[i], then))
 	}
 	return es
 }

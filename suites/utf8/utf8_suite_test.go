@@ -6,7 +6,6 @@ import (
 	"logjam/suites/suitekit"
 )
 
-var _ = suitekit.Family("utf8")
 var _ = suitekit.BuildChild()
 
 func TestUTF8(t *testing.T) { suitekit.RunSuite(t, "utf8") }
