@@ -2,7 +2,6 @@ package cell_test
 
 import (
 	"context"
-
 	"os/exec"
 	"path/filepath"
 	"slices"

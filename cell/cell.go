@@ -6,9 +6,6 @@ package cell
 import (
 	"context"
 	"fmt"
-	"logjam/signals"
-	"logjam/telemetry"
-	"logjam/verdict"
 	"os"
 	"os/exec"
 	"strings"
@@ -19,6 +16,9 @@ import (
 	"logjam/failpoints"
 	"logjam/ledger"
 	"logjam/scenario"
+	"logjam/signals"
+	"logjam/telemetry"
+	"logjam/verdict"
 	"logjam/watchdog"
 )
 

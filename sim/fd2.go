@@ -3,9 +3,10 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"logjam/telemetry"
 
 	"golang.org/x/sys/unix"
+
+	"logjam/telemetry"
 )
 
 // FDKind is what fd 2 is.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"golang.org/x/sys/unix"
+
 	"logjam/telemetry"
 )
 

@@ -1,13 +1,13 @@
 package sim
 
 import (
-	"logjam/signals"
-	"logjam/telemetry"
 	"slices"
 	"sync/atomic"
 	"syscall"
 
 	"logjam/daemon"
+	"logjam/signals"
+	"logjam/telemetry"
 )
 
 // finalization is the interpreter's exit after the atexit hooks: the

@@ -3,12 +3,12 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"logjam/telemetry"
 	"os"
 
 	"golang.org/x/sys/unix"
 
 	"logjam/pipes"
+	"logjam/telemetry"
 )
 
 // CaptureFD2 does what ipykernel and wurlitzer do: a new pipe (one page)

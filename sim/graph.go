@@ -2,11 +2,12 @@ package sim
 
 import (
 	"fmt"
-	"logjam/telemetry"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"logjam/telemetry"
 )
 
 // Resource is anything a thread can wait for. Holders are the threads whose

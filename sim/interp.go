@@ -2,12 +2,13 @@ package sim
 
 import (
 	"fmt"
-	"logjam/telemetry"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"logjam/telemetry"
 )
 
 // Platform is the OS profile the model follows.

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"logjam/signals"
-	"logjam/telemetry"
 	"os"
 	"runtime"
 	"sync"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"logjam/pytext"
+	"logjam/signals"
+	"logjam/telemetry"
 )
 
 // Level is a runtime log level.

@@ -1,11 +1,12 @@
 package sim
 
 import (
-	"logjam/signals"
-	"logjam/telemetry"
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"logjam/signals"
+	"logjam/telemetry"
 )
 
 // HandlerKind is what Python's SIGINT handler is.

@@ -1,13 +1,13 @@
 package sim
 
 import (
-	"logjam/telemetry"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"logjam/failpoints"
+	"logjam/telemetry"
 )
 
 // PyErr is a Python exception.

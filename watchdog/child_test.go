@@ -2,8 +2,6 @@ package watchdog
 
 import (
 	"fmt"
-	"logjam/signals"
-	"logjam/telemetry"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -13,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"logjam/signals"
+	"logjam/telemetry"
 )
 
 // childEnv makes the test binary, re-executed, play one child behaviour

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"logjam/signals"
-	"logjam/telemetry"
 	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
 	"time"
+
+	"logjam/signals"
+	"logjam/telemetry"
 )
 
 // Run starts cmd and waits for it under cfg; see the package documentation.

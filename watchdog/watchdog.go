@@ -43,8 +43,9 @@ package watchdog
 
 import (
 	"fmt"
-	"logjam/verdict"
 	"time"
+
+	"logjam/verdict"
 )
 
 // Mode says what a reported wait-for cycle does to the verdict.

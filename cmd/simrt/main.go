@@ -13,8 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"logjam/signals"
-	"logjam/telemetry"
 	"os"
 	"strings"
 	"syscall"
@@ -22,8 +20,10 @@ import (
 	"logjam/failpoints"
 	"logjam/scenario"
 	"logjam/scenario/programs"
+	"logjam/signals"
 	"logjam/sim"
 	"logjam/sim/policy"
+	"logjam/telemetry"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }

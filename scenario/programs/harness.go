@@ -2,13 +2,13 @@ package programs
 
 import (
 	"fmt"
-	"logjam/signals"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
 
 	"logjam/failpoints"
+	"logjam/signals"
 	"logjam/sim"
 )
 

@@ -2,10 +2,10 @@ package programs
 
 import (
 	"fmt"
-	"logjam/telemetry"
 	"time"
 
 	"logjam/sim"
+	"logjam/telemetry"
 )
 
 // The pipes-and-terminals family (SCENARIOS.md, rows P1-P6). The in-child

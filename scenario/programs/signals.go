@@ -2,13 +2,13 @@ package programs
 
 import (
 	"fmt"
-	"logjam/telemetry"
 	"os"
 	"syscall"
 	"time"
 
 	"logjam/failpoints"
 	"logjam/sim"
+	"logjam/telemetry"
 )
 
 // The signals family (SCENARIOS.md, rows I1-I6): a Ctrl-C during a call

@@ -25,14 +25,14 @@ package lazyinit
 
 import (
 	"fmt"
-	"logjam/scenario"
-	"logjam/telemetry"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"logjam/failpoints"
+	"logjam/scenario"
 	"logjam/sim"
+	"logjam/telemetry"
 )
 
 // Backend is a device family with its own lazy-init state.

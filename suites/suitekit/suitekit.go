@@ -7,8 +7,6 @@ package suitekit
 import (
 	"encoding/json"
 	"fmt"
-	"logjam/report"
-	"logjam/verdict"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,7 +22,9 @@ import (
 	"logjam/cell"
 	"logjam/config"
 	"logjam/failpoints"
+	"logjam/report"
 	"logjam/scenario"
+	"logjam/verdict"
 )
 
 var (
