@@ -14,17 +14,6 @@ import (
 	"logjam/verdict"
 )
 
-// The verdicts the ledger gives, in precedence order (verdict.Precedence).
-const (
-	BadEsc       = verdict.BadEsc
-	Lost         = verdict.Lost
-	LostInt      = verdict.LostInt
-	DoubleInt    = verdict.DoubleInt
-	LostCallback = verdict.LostCallback
-	Misrouted    = verdict.Misrouted
-	OK           = verdict.OK
-)
-
 // Contract is the part of a scenario's contract the ledger checks.
 type Contract struct {
 	// Replaced: lines logged while sys.stderr was replaced must reach it.
@@ -65,7 +54,7 @@ func Judge(c Contract, tr *telemetry.Transcript, fd2 []byte) Judgement {
 			return Judgement{ck.verdict, r.ev}
 		}
 	}
-	return Judgement{OK, r.ev}
+	return Judgement{verdict.OK, r.ev}
 }
 
 // check finds one verdict; checks lists them in precedence order.
@@ -75,12 +64,12 @@ type check struct {
 }
 
 var checks = []check{
-	{BadEsc, badEsc},
-	{Lost, lost},
-	{LostInt, lostInt},
-	{DoubleInt, doubleInt},
-	{LostCallback, lostCallback},
-	{Misrouted, misrouted},
+	{verdict.BadEsc, badEsc},
+	{verdict.Lost, lost},
+	{verdict.LostInt, lostInt},
+	{verdict.DoubleInt, doubleInt},
+	{verdict.LostCallback, lostCallback},
+	{verdict.Misrouted, misrouted},
 }
 
 // run is one judgement's observations.

@@ -41,7 +41,7 @@ func TestChecksRunInPrecedenceOrder(t *testing.T) {
 func TestAHalfWrittenLineIsLost(t *testing.T) {
 	events := []telemetry.Event{line(1, "E one\n", false), line(2, "E two\n", false)}
 	j := judgeEv(Contract{}, events, []byte("E one\nE tw"))
-	if j.Verdict != Lost || len(j.Evidence.Missing) != 1 {
+	if j.Verdict != verdict.Lost || len(j.Evidence.Missing) != 1 {
 		t.Fatalf("got %s %+v, want LOST naming line 2", j.Verdict, j.Evidence)
 	}
 }
@@ -49,11 +49,11 @@ func TestAHalfWrittenLineIsLost(t *testing.T) {
 func TestLeftOutLinesCountOnlyWithExactNotes(t *testing.T) {
 	events := []telemetry.Event{line(1, "I a\n", true), line(2, "I bb\n", true), line(3, "I c\n", true)}
 	exact := captured("executorch: 2 lines (9 bytes) left out\nI c\n")
-	if j := judgeEv(Contract{Replaced: true}, append(events, exact), nil); j.Verdict != OK {
+	if j := judgeEv(Contract{Replaced: true}, append(events, exact), nil); j.Verdict != verdict.OK {
 		t.Fatalf("exact note: got %s %+v", j.Verdict, j.Evidence)
 	}
 	wrong := captured("executorch: 2 lines (10 bytes) left out\nI c\n")
-	if j := judgeEv(Contract{Replaced: true}, append(events, wrong), nil); j.Verdict != Lost {
+	if j := judgeEv(Contract{Replaced: true}, append(events, wrong), nil); j.Verdict != verdict.Lost {
 		t.Fatalf("a note off by one byte must not account for the lines: got %s", j.Verdict)
 	}
 }
@@ -61,44 +61,44 @@ func TestLeftOutLinesCountOnlyWithExactNotes(t *testing.T) {
 func TestFallbackAfterARefusedWriteIsNotMisrouted(t *testing.T) {
 	events := []telemetry.Event{line(1, "I a\n", true),
 		captured("", telemetry.Attempt{Text: "I a\n", Raised: "OSError"})}
-	if j := judgeEv(Contract{Replaced: true}, events, []byte("I a\n")); j.Verdict != OK {
-		t.Fatalf("got %s %+v, want OK", j.Verdict, j.Evidence)
+	if j := judgeEv(Contract{Replaced: true}, events, []byte("I a\n")); j.Verdict != verdict.OK {
+		t.Fatalf("got %s %+v, want verdict.OK", j.Verdict, j.Evidence)
 	}
 	bypass := []telemetry.Event{line(1, "I a\n", true), captured("")}
-	if j := judgeEv(Contract{Replaced: true}, bypass, []byte("I a\n")); j.Verdict != Misrouted {
+	if j := judgeEv(Contract{Replaced: true}, bypass, []byte("I a\n")); j.Verdict != verdict.Misrouted {
 		t.Fatalf("got %s, want MISROUTED for a line the stream never saw", j.Verdict)
 	}
 }
 
 func TestEscapedLinesMatchTheirRawBytes(t *testing.T) {
 	events := []telemetry.Event{line(1, "E id '\xff\xff'\n", true), captured(`E id '\xff\xff'` + "\n")}
-	if j := judgeEv(Contract{Replaced: true}, events, nil); j.Verdict != OK {
+	if j := judgeEv(Contract{Replaced: true}, events, nil); j.Verdict != verdict.OK {
 		t.Fatalf("got %s %+v", j.Verdict, j.Evidence)
 	}
 }
 
 func TestBadEscapeAndInterrupts(t *testing.T) {
 	ude := ev(telemetry.Exception{Thread: "MainThread", Type: "UnicodeDecodeError", Text: "'utf-8' codec can't decode byte 0xff in position 3: invalid start byte"})
-	if j := judgeEv(Contract{}, []telemetry.Event{ude}, nil); j.Verdict != BadEsc {
+	if j := judgeEv(Contract{}, []telemetry.Event{ude}, nil); j.Verdict != verdict.BadEsc {
 		t.Fatalf("got %s, want BADESC", j.Verdict)
 	}
 	sigint := ev(telemetry.Signal{Signal: "SIGINT"})
-	if j := judgeEv(Contract{Interrupts: 1}, []telemetry.Event{sigint}, nil); j.Verdict != LostInt {
+	if j := judgeEv(Contract{Interrupts: 1}, []telemetry.Event{sigint}, nil); j.Verdict != verdict.LostInt {
 		t.Fatalf("got %s, want LOSTINT", j.Verdict)
 	}
 	refused := captured("", telemetry.Attempt{Text: "x\n", Raised: "KeyboardInterrupt"})
-	if j := judgeEv(Contract{Interrupts: 1}, []telemetry.Event{refused}, nil); j.Verdict != LostInt {
+	if j := judgeEv(Contract{Interrupts: 1}, []telemetry.Event{refused}, nil); j.Verdict != verdict.LostInt {
 		t.Fatalf("got %s, want LOSTINT for a KeyboardInterrupt a write raised", j.Verdict)
 	}
-	if j := judgeEv(Contract{Interrupts: 1}, nil, nil); j.Verdict != OK {
-		t.Fatalf("got %s, want OK: no Ctrl-C was delivered, none can be lost", j.Verdict)
+	if j := judgeEv(Contract{Interrupts: 1}, nil, nil); j.Verdict != verdict.OK {
+		t.Fatalf("got %s, want verdict.OK: no Ctrl-C was delivered, none can be lost", j.Verdict)
 	}
 	ki := ev(telemetry.Exception{Thread: "MainThread", Type: "KeyboardInterrupt"})
 	h := ev(telemetry.Handler{})
-	if j := judgeEv(Contract{Interrupts: 1}, []telemetry.Event{ki, h, h}, nil); j.Verdict != DoubleInt {
+	if j := judgeEv(Contract{Interrupts: 1}, []telemetry.Event{ki, h, h}, nil); j.Verdict != verdict.DoubleInt {
 		t.Fatalf("got %s, want DOUBLEINT", j.Verdict)
 	}
-	if j := judgeEv(Contract{Callbacks: 2}, []telemetry.Event{ev(telemetry.Callback{ID: "a"})}, nil); j.Verdict != LostCallback {
+	if j := judgeEv(Contract{Callbacks: 2}, []telemetry.Event{ev(telemetry.Callback{ID: "a"})}, nil); j.Verdict != verdict.LostCallback {
 		t.Fatalf("got %s, want LOSTCALLBACK", j.Verdict)
 	}
 }
@@ -123,35 +123,35 @@ func TestFatalPathLinesAreNotMisrouted(t *testing.T) {
 	}
 
 	// merged: the kept context, then the fatal line, written in the fatal path.
-	if j := judge([]telemetry.Event{flush(ctx1, ctx2), abort}, ctx1+ctx2+fatal); j.Verdict != OK {
-		t.Fatalf("fatal path: got %s %+v, want OK", j.Verdict, j.Evidence)
+	if j := judge([]telemetry.Event{flush(ctx1, ctx2), abort}, ctx1+ctx2+fatal); j.Verdict != verdict.OK {
+		t.Fatalf("fatal path: got %s %+v, want verdict.OK", j.Verdict, j.Evidence)
 	}
 	// fd2: every line direct during the call, no fatal-flush: the context
 	// is MISROUTED, the fatal line itself is not.
 	j := judge([]telemetry.Event{abort}, ctx1+ctx2+fatal)
-	if j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 2 {
+	if j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 2 {
 		t.Fatalf("every-line rule: got %s %+v, want MISROUTED naming #1 and #2", j.Verdict, j.Evidence)
 	}
 	// Only the lines the fatal path names are excused: #1 went direct during the call.
-	if j := judge([]telemetry.Event{flush(ctx2), abort}, ctx1+ctx2+fatal); j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 1 {
+	if j := judge([]telemetry.Event{flush(ctx2), abort}, ctx1+ctx2+fatal); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 1 {
 		t.Fatalf("partial fatal path: got %s %+v, want MISROUTED naming #1 only", j.Verdict, j.Evidence)
 	}
 	// No abort after the fatal line: no fatal path.
-	if j := judge([]telemetry.Event{flush(ctx1, ctx2)}, ctx1+ctx2+fatal); j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 3 {
+	if j := judge([]telemetry.Event{flush(ctx1, ctx2)}, ctx1+ctx2+fatal); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 3 {
 		t.Fatalf("no abort: got %s %+v, want MISROUTED naming all three", j.Verdict, j.Evidence)
 	}
 	// A fatal-flush that names a line fd 2 holds only after the fatal line
 	// is not believed: fd 2's bytes decide.
-	if j := judge([]telemetry.Event{flush(ctx1, ctx2), abort}, ctx1+fatal+ctx2); j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 1 {
+	if j := judge([]telemetry.Event{flush(ctx1, ctx2), abort}, ctx1+fatal+ctx2); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 1 {
 		t.Fatalf("out of order: got %s %+v, want MISROUTED naming #2", j.Verdict, j.Evidence)
 	}
 	// A fatal-flush emitted before the fatal line's own event is not its fatal path.
 	early := append([]telemetry.Event{lvl(1, "E", ctx1), lvl(2, "E", ctx2), flush(ctx1, ctx2)}, lvl(3, "F", fatal), abort)
-	if j := judgeEv(c, early, []byte(ctx1+ctx2+fatal)); j.Verdict != Misrouted || len(j.Evidence.Misrouted) != 2 {
+	if j := judgeEv(c, early, []byte(ctx1+ctx2+fatal)); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 2 {
 		t.Fatalf("early flush: got %s %+v, want MISROUTED naming #1 and #2", j.Verdict, j.Evidence)
 	}
 	// The rule excuses routing only: a context line fd 2 never got is LOST.
-	if j := judge([]telemetry.Event{flush(ctx2), abort}, ctx2+fatal); j.Verdict != Lost {
+	if j := judge([]telemetry.Event{flush(ctx2), abort}, ctx2+fatal); j.Verdict != verdict.Lost {
 		t.Fatalf("context left behind: got %s %+v, want LOST", j.Verdict, j.Evidence)
 	}
 }
