@@ -30,6 +30,7 @@ type Cell struct {
 	Ms       int64           `json:"ms"`
 	Rerun    string          `json:"rerun"`
 	Bundle   string          `json:"bundle,omitempty"`
+	Repeat   int             `json:"repeat,omitempty"` // 1.. in a repeated run
 	Evidence Evidence        `json:"evidence"`
 }
 

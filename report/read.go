@@ -28,27 +28,45 @@ func ReadMatrix(path string) (Matrix, error) {
 // FromGinkgo collects the cells a Ginkgo JSON report carries (entries named
 // EntryName), sorted.
 func FromGinkgo(path string) (Matrix, error) {
+	m, _, err := FromGinkgoRun(path)
+	return m, err
+}
+
+// FromGinkgoRun is FromGinkgo plus the specs that failed without carrying
+// a cell (a BeforeSuite, the failpoint probe, a spec that is not a cell),
+// each as "<spec>: <failure message>".
+func FromGinkgoRun(path string) (Matrix, []string, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("no report to render: %v", err)
+		return nil, nil, fmt.Errorf("no report to render: %v", err)
 	}
 	var reports []types.Report
 	if err := json.Unmarshal(raw, &reports); err != nil {
-		return nil, fmt.Errorf("%s is not a Ginkgo JSON report: %v", path, err)
+		return nil, nil, fmt.Errorf("%s is not a Ginkgo JSON report: %v", path, err)
 	}
 	var m Matrix
+	var problems []string
 	for _, r := range reports {
 		for _, sr := range r.SpecReports {
+			found := false
 			for _, e := range sr.ReportEntries {
 				var c Cell
 				if e.Name == EntryName && json.Unmarshal([]byte(e.Value.AsJSON), &c) == nil {
 					m = append(m, c)
+					found = true
 				}
+			}
+			if !found && sr.State.Is(types.SpecStateFailureStates) {
+				name := sr.FullText()
+				if name == "" {
+					name = sr.LeafNodeType.String()
+				}
+				problems = append(problems, name+": "+sr.Failure.Message)
 			}
 		}
 	}
 	m.Sort()
-	return m, nil
+	return m, problems, nil
 }
 
 // ReadBundle reads a bundle WriteBundle left in dir.

@@ -1,0 +1,132 @@
+package report
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// chromium finds a headless browser: LOGJAM_CHROMIUM, or Debian's chromium.
+func chromium(t *testing.T) string {
+	for _, name := range []string{os.Getenv("LOGJAM_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium: the headless-browser check of matrix.html needs it (apt-get install chromium)")
+	return ""
+}
+
+// loadInBrowser opens page in headless Chromium and returns the DOM after
+// the page's scripts ran, and the console lines Chromium logged.
+func loadInBrowser(t *testing.T, page string) (dom, console string) {
+	bin := chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+page)
+	// Its own group, so the helpers it forks go with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+var (
+	shownAttr  = regexp.MustCompile(`<body[^>]*\bdata-shown="(\d+)"`)
+	errorsAttr = regexp.MustCompile(`<body[^>]*\bdata-errors="([^"]*)"`)
+	cellAttr   = regexp.MustCompile(`<td [^>]*\bdata-cell="([^"]*)"`)
+)
+
+// pageProblems is what a headless load found wrong with a page, "" when
+// it loaded cleanly and its script ran.
+func pageProblems(dom, console string) string {
+	var p []string
+	if m := errorsAttr.FindStringSubmatch(dom); m != nil {
+		p = append(p, "script errors: "+m[1])
+	}
+	for _, l := range strings.Split(console, "\n") {
+		if strings.Contains(l, "CONSOLE") && (strings.Contains(l, "Uncaught") || strings.Contains(l, "Error")) {
+			p = append(p, "console: "+l)
+		}
+	}
+	if !shownAttr.MatchString(dom) {
+		p = append(p, "the page's script did not run to the end (no data-shown)")
+	}
+	return strings.Join(p, "; ")
+}
+
+func TestHTMLLoadsInHeadlessChromiumAndShowsEveryCell(t *testing.T) {
+	dir := t.TempDir()
+	run, cells := nightlySample(dir)
+	fams := Group(cells)
+	b, err := HTML(run, fams, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, HTMLFile)
+	if err := os.WriteFile(page, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := loadInBrowser(t, page)
+	if p := pageProblems(dom, console); p != "" {
+		t.Fatalf("matrix.html did not load cleanly: %s", p)
+	}
+	shown := map[string]bool{}
+	for _, m := range cellAttr.FindAllStringSubmatch(dom, -1) {
+		shown[m[1]] = true
+	}
+	for _, f := range fams {
+		for _, r := range f.Rows {
+			if !shown[strings.ReplaceAll(r.Name, `"`, "&quot;")] {
+				t.Errorf("the browser shows no cell %q", r.Name)
+			}
+		}
+	}
+	if m := shownAttr.FindStringSubmatch(dom); m[1] != "5" || len(shown) != 5 {
+		t.Errorf("the page counted %s cells and the DOM has %d; want 5", m[1], len(shown))
+	}
+	for _, want := range []string{`data-verdict="FLAKY"`, "r1 OK, r2 HANG, r3 OK", "<summary>cycle</summary>",
+		`href="evidence/U1-logjam-r1/"`, "LOGJAM_PROFILE=nightly LOGJAM_SEED=42", "profile</dt><dd>nightly (strict mode"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+}
+
+// A negative control for the check above: a page whose script throws is
+// caught.
+func TestBrowserCheckCatchesAPageThatThrows(t *testing.T) {
+	dir := t.TempDir()
+	run, cells := nightlySample(dir)
+	b, err := HTML(run, Group(cells), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), "var n = ", "undefinedFunction(); var n = ", 1))
+	page := filepath.Join(dir, "broken.html")
+	if err := os.WriteFile(page, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := loadInBrowser(t, page)
+	if p := pageProblems(dom, console); !strings.Contains(p, "undefinedFunction") {
+		t.Fatalf("a page that throws passed the check (problems: %q)", p)
+	}
+}

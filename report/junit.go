@@ -1,0 +1,83 @@
+package report
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+)
+
+// JUnit renders the matrix as JUnit XML: a testsuite per family, a
+// testcase per cell and repeat, failing with the cell's evidence when it
+// did not observe the expected verdict.
+func JUnit(run Run, fams []Family) ([]byte, error) {
+	suites := reporters.JUnitTestSuites{}
+	for _, f := range fams {
+		s := reporters.JUnitTestSuite{
+			Name:      "logjam " + f.Name,
+			Package:   "logjam/suites/" + f.Name,
+			Timestamp: run.Started.UTC().Format("2006-01-02T15:04:05"),
+			Properties: reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
+				{Name: "profile", Value: run.Profile}, {Name: "mode", Value: run.Mode},
+				{Name: "seed", Value: fmt.Sprint(run.Seed)}, {Name: "shards", Value: strings.Join(run.Shards, " ")},
+			}},
+		}
+		for _, r := range f.Rows {
+			for i, c := range r.Runs {
+				name := c.Name
+				if len(r.Runs) > 1 {
+					name = fmt.Sprintf("%s (repeat %d)", c.Name, repeatOf(c, i))
+				}
+				tc := reporters.JUnitTestCase{
+					Name: name, Classname: "logjam." + f.Name, Status: "passed", Time: float64(c.Ms) / 1000,
+				}
+				if c.Observed != c.Expected {
+					tc.Status = "failed"
+					tc.Failure = &reporters.JUnitFailure{
+						Message:     fmt.Sprintf("expected %s, observed %s", c.Expected, c.Observed),
+						Type:        string(c.Observed),
+						Description: evidenceText(c, r),
+					}
+					s.Failures++
+				}
+				s.Tests++
+				s.Time += tc.Time
+				s.TestCases = append(s.TestCases, tc)
+			}
+		}
+		suites.Tests += s.Tests
+		suites.Failures += s.Failures
+		suites.Time += s.Time
+		suites.TestSuites = append(suites.TestSuites, s)
+	}
+	b, err := xml.MarshalIndent(suites, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+// evidenceText is what a person needs to judge one failing run: why, the
+// cycle, the ledger, where the bundle is, and how to rerun the cell.
+func evidenceText(c Cell, r Repeated) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", c.Name, c.Expected, c.Observed)
+	if len(r.Runs) > 1 {
+		fmt.Fprintf(&b, "repeats: %s\n", r.Observations())
+	}
+	if s := c.Evidence.Reason; s != "" {
+		fmt.Fprintf(&b, "reason: %s\n", s)
+	}
+	if s := c.Evidence.Cycle; s != "" {
+		fmt.Fprintf(&b, "cycle: %s\n", s)
+	}
+	j, _ := json.Marshal(c.Evidence.Ledger)
+	fmt.Fprintf(&b, "ledger: %s\n", j)
+	if c.Bundle != "" {
+		fmt.Fprintf(&b, "evidence bundle: %s\n", c.Bundle)
+	}
+	fmt.Fprintf(&b, "rerun this cell: %s\n", c.Rerun)
+	return b.String()
+}

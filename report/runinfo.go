@@ -1,0 +1,83 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Run is what a chaos run ran with: reports/run.json, beside matrix.json.
+type Run struct {
+	Profile  string    `json:"profile"`
+	Mode     string    `json:"mode"`
+	Deadline string    `json:"deadline"` // scaled
+	Seed     int64     `json:"seed"`
+	Repeat   int       `json:"repeat"`
+	Focus    string    `json:"focus,omitempty"`
+	Shards   []string  `json:"shards"` // "all", or each K/N merged
+	Go       string    `json:"go"`
+	Ginkgo   string    `json:"ginkgo"`
+	Commit   string    `json:"commit,omitempty"`
+	Started  time.Time `json:"started"`
+	Seconds  float64   `json:"seconds"` // wall time (merged: the slowest shard)
+}
+
+// The files a run leaves in its reports directory.
+const (
+	MatrixFile   = "matrix.json"
+	RunFile      = "run.json"
+	JUnitFile    = "junit.xml"
+	HTMLFile     = "matrix.html"
+	MarkdownFile = "matrix.md"
+	EvidenceDir  = "evidence"
+)
+
+// WriteAll writes the matrix, the run, JUnit, HTML and markdown into dir.
+func WriteAll(dir string, run Run, cells []Cell) error {
+	fams := Group(cells)
+	r, _ := json.MarshalIndent(run, "", "  ")
+	files := []struct {
+		name string
+		data func() ([]byte, error)
+	}{
+		{RunFile, func() ([]byte, error) { return r, nil }},
+		{JUnitFile, func() ([]byte, error) { return JUnit(run, fams) }},
+		{HTMLFile, func() ([]byte, error) { return HTML(run, fams, dir) }},
+		{MarkdownFile, func() ([]byte, error) { return Markdown(run, fams), nil }},
+	}
+	if err := WriteMatrix(filepath.Join(dir, MatrixFile), cells); err != nil {
+		return fmt.Errorf("writing %s: %v", MatrixFile, err)
+	}
+	for _, f := range files {
+		b, err := f.data()
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, f.name), b, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %v", f.name, err)
+		}
+	}
+	return nil
+}
+
+// ReadDir reads the matrix and the run a chaos run left in dir.
+func ReadDir(dir string) (Run, Matrix, error) {
+	var run Run
+	var cells Matrix
+	for name, v := range map[string]any{RunFile: &run, MatrixFile: &cells} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			return Run{}, nil, fmt.Errorf("%s has no %s: not a logjam reports directory", dir, name)
+		}
+		if err != nil {
+			return Run{}, nil, err
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			return Run{}, nil, fmt.Errorf("%s: %v", filepath.Join(dir, name), err)
+		}
+	}
+	return run, cells, nil
+}
