@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"logjam/config"
+	"logjam/cpuslot"
 	"logjam/failpoints"
 	"logjam/ledger"
 	"logjam/scenario"
@@ -77,6 +78,14 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if err := spec.Failpoints.Validate(); err != nil {
 		return nil, err
 	}
+	// A CPU slot while the child computes; given back when it can only
+	// wait for its deadline (a reported cycle, or a program that blocks by
+	// design once it speaks) or is done.
+	release, err := cpuslot.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	fd2, err := arrangeFD2(prog.Contract.FD2, prog.Contract.FD2Stalled)
 	if err != nil {
 		return nil, err
@@ -103,7 +112,13 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		Scale:      prof.TimeoutScale,
 		GraceFloor: prof.GraceFloor,
 		Mode:       mode,
-		OnEvent:    func(ev watchdog.Event) { fd2.onEvent(ev); sig.OnEvent(ev) },
+		OnEvent: func(ev watchdog.Event) {
+			fd2.onEvent(ev)
+			sig.OnEvent(ev)
+			if ev.Ev == telemetry.KindCycle || prog.Contract.Ends == scenario.EndsKilled {
+				release()
+			}
+		},
 	})
 	if err != nil {
 		fd2.abandon()

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -62,7 +61,11 @@ func RunSuite(t *testing.T, fam string) {
 // process 1, shared with the others), and the failpoint probe proves that
 // injection fires before any cell relies on it.
 func BuildChild() bool {
+	skipOtherShards()
 	ginkgo.SynchronizedBeforeSuite(func() []byte {
+		if bin := os.Getenv("LOGJAM_SIMRT"); bin != "" { // built once by logjam chaos
+			return []byte(bin)
+		}
 		bin, err := gexec.Build("logjam/cmd/simrt")
 		Expect(err).NotTo(HaveOccurred(), "building the child binary")
 		ginkgo.DeferCleanup(gexec.CleanupBuildArtifacts)
@@ -159,10 +162,14 @@ func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcom
 	c := report.Cell{ID: spec.Scenario, Name: name, Family: family,
 		Scenario: out.Scenario, Policy: out.Policy, Variant: out.Variant, Backend: out.Backend, Platform: out.Platform, Python: out.Python,
 		Expected: verdict.Verdict(expected), Observed: out.Observed, Ms: out.Ms,
-		Rerun:    fmt.Sprintf("go tool ginkgo --focus '%s' ./suites/%s", regexp.QuoteMeta(name), family),
+		Rerun:    report.Rerun(family, name, Profile.Name, Profile.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
+		Repeat:   repeat(),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
 	if !c.AsExpected() {
-		c.Bundle = report.BundleDir(filepath.Join(Root, "reports"), name)
+		c.Bundle = report.BundleDir(reportsDir(), name)
+		if c.Repeat > 0 {
+			c.Bundle += fmt.Sprintf(".r%d", c.Repeat)
+		}
 		b := report.Bundle{Cell: c, FD2: out.FD2}
 		if out.Result != nil {
 			b.Stdout, b.Events = out.Result.Stdout, out.Result.Events

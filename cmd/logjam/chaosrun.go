@@ -1,0 +1,491 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"logjam/config"
+	"logjam/cpuslot"
+	"logjam/report"
+	"logjam/shard"
+)
+
+const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR]"
+
+// chaosOptions are logjam chaos's flags, checked before anything runs.
+type chaosOptions struct {
+	prof   config.Profile
+	root   string
+	out    string
+	focus  string
+	shard  shard.Shard
+	procs  int // per family; 0: by mode
+	slots  int
+	picked bool // the seed was picked here, not by the profile
+}
+
+func parseChaos(args []string) (chaosOptions, error) {
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	profile := fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml")
+	focus := fs.String("focus", "", "run only the cells whose names match")
+	sh := fs.String("shard", "", "run only shard K of N (K/N)")
+	procs := fs.Int("procs", 0, "spec processes per family (0: 4 in fast mode, 12 in strict)")
+	slots := fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families")
+	out := fs.String("out", "", "reports directory (default: reports/ at the module root)")
+	repeat := fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)")
+	var o chaosOptions
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *procs < 0 || *slots < 1 || *repeat < 0 {
+		return o, errors.New("-procs and -repeat must be at least 0, -slots at least 1")
+	}
+	wd, _ := os.Getwd()
+	cfgPath, err := config.Find(wd)
+	if err != nil {
+		return o, err
+	}
+	if o.prof, err = config.Load(cfgPath, *profile); err != nil {
+		return o, err
+	}
+	if *repeat > 0 {
+		o.prof.Repeat = *repeat
+	}
+	if *sh != "" {
+		if o.shard, err = shard.Parse(*sh); err != nil {
+			return o, err
+		}
+	}
+	o.root, o.focus, o.procs, o.slots = filepath.Dir(cfgPath), *focus, *procs, *slots
+	o.out = filepath.Join(o.root, "reports")
+	if *out != "" {
+		o.out, _ = filepath.Abs(*out)
+	}
+	if o.procs == 0 {
+		o.procs = 4
+		if o.prof.Mode == "strict" {
+			o.procs = 12 // every deadline-waiting cell of a family waits at once
+		}
+	}
+	if o.prof.Seed == 0 {
+		o.prof.Seed, o.picked = time.Now().Unix()%1_000_000, true
+	}
+	return o, nil
+}
+
+// families are the suite packages under suites/ (each has a *_suite_test.go).
+func families(root string) ([]string, error) {
+	m, err := filepath.Glob(filepath.Join(root, "suites", "*", "*_suite_test.go"))
+	if err != nil || len(m) == 0 {
+		return nil, fmt.Errorf("no suites under %s", filepath.Join(root, "suites"))
+	}
+	var fams []string
+	for _, p := range m {
+		fams = append(fams, filepath.Base(filepath.Dir(p)))
+	}
+	slices.Sort(fams)
+	return slices.Compact(fams), nil
+}
+
+// familyRun is one family's repeats as they finished.
+type familyRun struct {
+	name     string
+	cells    []report.Cell
+	problems []string
+	seconds  float64
+}
+
+// runChaos builds every suite and the child once, runs the families at
+// the same time (each with -procs spec processes, the children sharing
+// -slots CPU slots), each repeat of the profile after the other, prints a
+// line per family as it finishes, and writes the reports.
+func runChaos(args []string, w io.Writer) int {
+	o, err := parseChaos(args)
+	if err != nil {
+		return fail("chaos: %v (%s)", err, chaosUsage)
+	}
+	fams, err := families(o.root)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fail("reports directory: %v", err)
+	}
+	for _, d := range []string{report.EvidenceDir, "ginkgo", "logs"} {
+		_ = os.RemoveAll(filepath.Join(o.out, d))
+		if err := os.MkdirAll(filepath.Join(o.out, d), 0o755); err != nil {
+			return fail("reports directory: %v", err)
+		}
+	}
+	// The build and each family's Ginkgo run in their own process groups;
+	// a Ctrl-C or a SIGTERM here stops the build, or is passed on once to
+	// each family, so that they stop their specs, kill their children and
+	// write what they have.
+	buildCtx, cancelBuild := context.WithCancel(context.Background())
+	defer cancelBuild()
+	var running sync.Map // *exec.Cmd -> struct{}
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(interrupts)
+	interrupted, finished := make(chan struct{}), make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-interrupts:
+		case <-finished:
+			return
+		}
+		close(interrupted)
+		cancelBuild()
+		running.Range(func(k, _ any) bool { interrupt(k.(*exec.Cmd)); return true })
+	}()
+
+	started := time.Now()
+	seedNote := ""
+	if o.picked {
+		seedNote = " (picked)"
+	}
+	fmt.Fprintf(w, "logjam: profile %s (deadline %s x %.2g, %s mode, %d repeat(s)), seed %d%s, shard %s, %d procs per family, %d CPU slots\n",
+		o.prof.Name, o.prof.Deadline, o.prof.TimeoutScale, o.prof.Mode, o.prof.Repeat, o.prof.Seed, seedNote, o.shard, o.procs, o.slots)
+
+	bins, cleanup, cached, err := buildSuites(buildCtx, o.root, fams)
+	defer cleanup()
+	if err != nil {
+		return fail("%v", err)
+	}
+	built := "built"
+	if cached {
+		built = "found built"
+	}
+	fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
+	ginkgoBin, err := exec.Command("go", "tool", "-n", "ginkgo").Output()
+	if err != nil {
+		return fail("go tool -n ginkgo: %v", err)
+	}
+	slots, err := cpuslot.Serve(o.slots)
+	if err != nil {
+		return fail("CPU slots: %v", err)
+	}
+	defer slots.Close()
+	env := append(os.Environ(), "LOGJAM_PROFILE="+o.prof.Name, fmt.Sprintf("LOGJAM_SEED=%d", o.prof.Seed),
+		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=")
+	if !o.shard.All() {
+		env = append(env, shard.Env+"="+o.shard.String())
+	}
+
+	tty := isTerminal(w)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	runs := make([]familyRun, len(fams))
+	for i, fam := range fams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fr := runFamily(o, fam, strings.TrimSpace(string(ginkgoBin)), bins[fam], env, &running, interrupted)
+			runs[i] = fr
+			mu.Lock()
+			defer mu.Unlock()
+			progress(w, tty, fr)
+		}()
+	}
+	wg.Wait()
+
+	var cells []report.Cell
+	var problems []string
+	for _, fr := range runs {
+		cells = append(cells, fr.cells...)
+		problems = append(problems, fr.problems...)
+	}
+	run := report.Run{Profile: o.prof.Name, Mode: o.prof.Mode, Deadline: o.prof.ScaledDeadline().String(), Seed: o.prof.Seed,
+		Repeat: o.prof.Repeat, Focus: o.focus, Shards: []string{o.shard.String()}, Go: runtime.Version(), Ginkgo: types.VERSION,
+		Commit: commitOf(o.root), Started: started, Seconds: time.Since(started).Seconds()}
+	if err := report.WriteAll(o.out, run, cells); err != nil {
+		return fail("%v", err)
+	}
+	bad := printRows(report.Group(cells), w)
+	fmt.Fprintf(w, "logjam: %.1f s; reports in %s (%s, %s, %s, %s)\n", run.Seconds, o.out,
+		report.MatrixFile, report.JUnitFile, report.HTMLFile, report.MarkdownFile)
+	for _, p := range problems {
+		fmt.Fprintf(w, "logjam: not a cell: %s\n", p)
+	}
+	select {
+	case <-interrupted:
+		fmt.Fprintln(w, "logjam: interrupted: the reports hold the cells that ran (cut short ones as INTERRUPTED)")
+		return 1
+	default:
+	}
+	if bad > 0 || len(problems) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// buildSuites compiles every suite's test binary and the child once per
+// state of the sources (cached under the user's cache directory, so the
+// shards run one after another build once), and links each suite binary
+// into its package folder, where Ginkgo runs a compiled suite; cleanup
+// removes the links.
+func buildSuites(ctx context.Context, root string, fams []string) (bins map[string]string, cleanup func(), cached bool, err error) {
+	bins = map[string]string{}
+	cleanup = func() {
+		for _, f := range fams {
+			if b := bins[f]; b != "" {
+				os.Remove(b)
+			}
+		}
+	}
+	key, err := sourceKey(root)
+	if err != nil {
+		return nil, cleanup, false, err
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	base = filepath.Join(base, "logjam")
+	dir := filepath.Join(base, "suites-"+key)
+	if _, err := os.Stat(filepath.Join(dir, "simrt")); err == nil {
+		cached = true
+	} else if err := buildInto(ctx, root, base, dir, fams); err != nil {
+		return nil, cleanup, false, err
+	}
+	bins["simrt"] = filepath.Join(dir, "simrt")
+	for _, f := range fams {
+		link := filepath.Join(root, "suites", f, fmt.Sprintf(".%s-%d.test", f, os.Getpid()))
+		if err := os.Symlink(filepath.Join(dir, f+".test"), link); err != nil {
+			return nil, cleanup, cached, err
+		}
+		bins[f] = link
+	}
+	return bins, cleanup, cached, nil
+}
+
+// buildInto builds into a fresh directory and renames it to dir when
+// complete (a cache entry is whole or absent); older entries are removed.
+func buildInto(ctx context.Context, root, base, dir string, fams []string) error {
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(base, "suites-*"))
+	if builds, _ := filepath.Glob(filepath.Join(base, "build-*")); len(builds) > 0 {
+		for _, b := range builds { // left by a build that was killed
+			if st, err := os.Stat(b); err == nil && time.Since(st.ModTime()) > time.Hour {
+				old = append(old, b)
+			}
+		}
+	}
+	tmp, err := os.MkdirTemp(base, "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	// Without DWARF the links take a third less CPU; stacks keep their
+	// names and lines.
+	tests := []string{"test", "-c", "-ldflags=-s -w", "-o", tmp + string(filepath.Separator)}
+	for _, f := range fams {
+		tests = append(tests, "./suites/"+f)
+	}
+	for _, args := range [][]string{tests, {"build", "-o", filepath.Join(tmp, "simrt"), "./cmd/simrt"}} {
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = root
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		if out, err := cmd.CombinedOutput(); err != nil {
+			if ctx.Err() != nil {
+				return errors.New("interrupted while building the suites")
+			}
+			return fmt.Errorf("go %s: %v\n%s", strings.Join(args[:2], " "), err, out)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
+		if _, statErr := os.Stat(filepath.Join(dir, "simrt")); statErr != nil {
+			return err
+		}
+	}
+	for _, o := range old {
+		if o != dir {
+			os.RemoveAll(o)
+		}
+	}
+	return nil
+}
+
+// sourceKey hashes what the binaries are built from: every file of the
+// module (but .git, reports and other dot folders, and test binaries) and
+// the toolchain's settings.
+func sourceKey(root string) (string, error) {
+	h := sha256.New()
+	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env: %v", err)
+	}
+	h.Write(env)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || p == filepath.Join(root, "reports")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasSuffix(name, ".test") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", strings.TrimPrefix(p, root), len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:20], err
+}
+
+// runFamily runs one family's compiled suite once per repeat, its output
+// to reports/logs/<family>.log, its Ginkgo report to
+// reports/ginkgo/<family>.r<k>.json.
+func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, running *sync.Map, interrupted <-chan struct{}) (fr familyRun) {
+	fr.name = fam
+	start := time.Now()
+	defer func() { fr.seconds = time.Since(start).Seconds() }()
+	logPath := filepath.Join(o.out, "logs", fam+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		fr.problems = append(fr.problems, fam+": "+err.Error())
+		return fr
+	}
+	defer logf.Close()
+	for r := 1; r <= o.prof.Repeat; r++ {
+		select {
+		case <-interrupted:
+			fr.problems = append(fr.problems, fmt.Sprintf("%s: interrupted before repeat %d", fam, r))
+			return fr
+		default:
+		}
+		js := fmt.Sprintf("%s.r%d.json", fam, r)
+		args := []string{fmt.Sprintf("--procs=%d", o.procs), "--no-color", "--silence-skips", fmt.Sprintf("--seed=%d", o.prof.Seed),
+			"--output-dir=" + filepath.Join(o.out, "ginkgo"), "--json-report=" + js}
+		if o.focus != "" {
+			args = append(args, "--focus="+o.focus)
+		}
+		cmd := exec.Command(ginkgoBin, append(args, bin)...)
+		cmd.Dir = o.root
+		cmd.Env = append(env, fmt.Sprintf("LOGJAM_REPEAT=%d", r))
+		var tail bytes.Buffer
+		cmd.Stdout = io.MultiWriter(logf, &tail)
+		cmd.Stderr = cmd.Stdout
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		runErr := cmd.Start()
+		if runErr == nil {
+			running.Store(cmd, struct{}{})
+			select {
+			case <-interrupted: // raced with the signal: pass it on here
+				interrupt(cmd)
+			default:
+			}
+			runErr = cmd.Wait()
+			running.Delete(cmd)
+		}
+		cells, problems, err := report.FromGinkgoRun(filepath.Join(o.out, "ginkgo", js))
+		for i := range cells {
+			cells[i].Repeat = r
+		}
+		fr.cells = append(fr.cells, cells...)
+		fr.problems = append(fr.problems, prefix(fam+": ", problems)...)
+		var ee *exec.ExitError
+		switch {
+		case err != nil:
+			fr.problems = append(fr.problems, fmt.Sprintf("%s: repeat %d left no report (%v); see %s", fam, r, err, logPath))
+		case runErr != nil && !errors.As(runErr, &ee):
+			fr.problems = append(fr.problems, fmt.Sprintf("%s: %v", fam, runErr))
+		}
+	}
+	return fr
+}
+
+// interrupt sends SIGINT to a family's process group: the Ginkgo CLI and
+// its spec processes, as a Ctrl-C on a terminal would.
+func interrupt(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+
+func prefix(p string, s []string) []string {
+	for i := range s {
+		s[i] = p + s[i]
+	}
+	return s
+}
+
+// progress prints one family's line: cells, as expected, not, seconds;
+// colour only on a terminal.
+func progress(w io.Writer, tty bool, fr familyRun) {
+	fams := report.Group(fr.cells)
+	t := report.Count(fams)
+	not := fmt.Sprintf("%d not", t.Not)
+	if t.Flaky > 0 {
+		not += fmt.Sprintf(" (%d flaky)", t.Flaky)
+	}
+	if tty {
+		colour := "\x1b[32m"
+		if t.Not > 0 || len(fr.problems) > 0 {
+			colour = "\x1b[31m"
+		}
+		not = colour + not + "\x1b[0m"
+	}
+	line := fmt.Sprintf("logjam: %-9s %3d cells, %3d as expected, %s, %.1f s", fr.name, t.Cells, t.AsExpected, not, fr.seconds)
+	if len(fr.problems) > 0 {
+		line += fmt.Sprintf(", %d problem(s)", len(fr.problems))
+	}
+	fmt.Fprintln(w, line)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func commitOf(root string) string {
+	cmd := exec.Command("git", "describe", "--always", "--dirty")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// printRows prints the text matrix (a FLAKY cell with every repeat's
+// verdict) and the rerun command of each cell not as expected; it returns
+// how many.
+func printRows(fams []report.Family, w io.Writer) int {
+	return report.RenderText(w, report.Collapse(fams))
+}
