@@ -3,7 +3,7 @@
 GINKGO := go tool ginkgo
 FOCUS ?=
 
-.PHONY: test chaos chaos-nightly focus report bench fuzz lint
+.PHONY: test chaos chaos-nightly nightly-local focus report bench fuzz lint
 
 test:            ## every unit test and every suite
 	go test ./...
@@ -14,10 +14,13 @@ chaos:           ## every suite with the local profile; prints the matrix, write
 chaos-nightly:   ## strict mode, repeats, scaled deadlines (ginkgo.yml: nightly)
 	go run ./cmd/logjam chaos -profile nightly
 
+nightly-local:   ## the nightly workflow's steps here: 4 shards one after another, merged, checked against one run
+	LOGJAM_PROFILE=local scripts/nightly.sh local 4
+
 focus:           ## rerun the cells matching FOCUS, e.g. make focus FOCUS='D1 .*pystderr'
 	go run ./cmd/logjam chaos -profile focus -focus '$(FOCUS)'
 
-report:          ## re-render the matrix from reports/ginkgo.json
+report:          ## re-render the matrix, JUnit, HTML and markdown from reports/matrix.json
 	go run ./cmd/logjam report
 
 bench:           ## benchmarks (figures for notes; never asserted by tests)
