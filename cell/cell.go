@@ -162,6 +162,11 @@ func classify(c scenario.Contract, res *watchdog.Result, fd2 []byte, out *Outcom
 		if c.Ends == scenario.EndsAbort && res.Signal == "SIGABRT" && len(out.Transcript.Aborts) > 0 {
 			return judge()
 		}
+	case verdict.Failed:
+		if res.ExitCode == scenario.ExitScenarioError && len(out.Transcript.ScenarioErrors) > 0 {
+			out.Reason += "; " + out.Transcript.ScenarioErrors[0].Reason
+			return verdict.Error
+		}
 	case verdict.Completed:
 		if c.Ends != scenario.EndsDone {
 			out.Reason += fmt.Sprintf("; the contract says the run ends by %s, but it completed", c.Ends)

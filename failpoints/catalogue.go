@@ -40,16 +40,17 @@ type Point struct {
 // Names of the points. The "logjam/" prefix keeps them apart from any
 // other user of pingcap/failpoint in the same process.
 const (
-	Probe                = "logjam/probe"
-	BackendLoadFails     = "logjam/backend-load-fails"
-	BackendLoadLocked    = "logjam/backend-load-locked"
-	BackendExecuteDelay  = "logjam/backend-execute-delay"
-	StreamWriteDelay     = "logjam/stream-write-delay"
-	StreamWriteOSError   = "logjam/stream-write-oserror"
-	StreamWriteInterrupt = "logjam/stream-write-interrupt"
-	DirectWriteDelay     = "logjam/direct-write-delay"
-	LazyBeforeLock       = "logjam/lazy-before-lock"
-	LazySwitch           = "logjam/lazy-switch"
+	Probe                 = "logjam/probe"
+	BackendLoadFails      = "logjam/backend-load-fails"
+	BackendLoadLocked     = "logjam/backend-load-locked"
+	BackendExecuteDelay   = "logjam/backend-execute-delay"
+	StreamWriteDelay      = "logjam/stream-write-delay"
+	StreamWriteOSError    = "logjam/stream-write-oserror"
+	StreamWriteInterrupt  = "logjam/stream-write-interrupt"
+	DirectWriteDelay      = "logjam/direct-write-delay"
+	PythonWriteGILDropped = "logjam/python-write-gil-dropped"
+	LazyBeforeLock        = "logjam/lazy-before-lock"
+	LazySwitch            = "logjam/lazy-switch"
 )
 
 // Catalogue lists every point, sorted by name.
@@ -62,6 +63,7 @@ var Catalogue = sortPoints([]Point{
 	{Name: StreamWriteOSError, Kind: KindFlag, Does: "an in-memory sys.stderr's write raises OSError and writes nothing", Terms: "return, return(true), N*return, off"},
 	{Name: StreamWriteInterrupt, Kind: KindChoice, Choices: []string{"before", "half"}, Does: "an in-memory sys.stderr's write raises KeyboardInterrupt before writing, or after writing half its text", Terms: `return("before"), return("half"), N*return("before"), off`},
 	{Name: DirectWriteDelay, Kind: KindInt, Does: "each direct (C stdio) write to fd 2 sleeps this many ms first, holding the stdio lock (a slow terminal)", Terms: "return(ms), off"},
+	{Name: PythonWriteGILDropped, Kind: KindInt, Does: "a Python write to sys.__stderr__ sleeps this many ms after it drops the GIL, before write(2) (widens the window in which another thread holds the GIL while the line is not yet written)", Terms: "return(ms), off"},
 	{Name: LazyBeforeLock, Kind: KindHook, Does: "runs in _lazy_call after the fast-path checks found the backend neither initialized nor initializing on this thread, before _initialization_lock is taken (the L3 race barrier)", Terms: "sleep(ms), off; in-process: a hook"},
 	{Name: LazySwitch, Kind: KindHook, Does: "runs wherever the lazy-init code could switch threads; a hook may hand the GIL over there (the contention check)", Terms: "sleep(ms), off; in-process: a hook"},
 })

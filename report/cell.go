@@ -16,22 +16,24 @@ const EntryName = "cell"
 // Cell is one row of the matrix: which cell, what was expected and observed,
 // and the evidence.
 type Cell struct {
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
-	Family   string          `json:"family"`
-	Scenario string          `json:"scenario"`
-	Policy   string          `json:"policy,omitempty"`
-	Variant  string          `json:"variant,omitempty"`
-	Backend  string          `json:"backend,omitempty"`
-	Platform string          `json:"platform,omitempty"`
-	Python   string          `json:"python,omitempty"`
-	Expected verdict.Verdict `json:"expected"`
-	Observed verdict.Verdict `json:"observed"`
-	Ms       int64           `json:"ms"`
-	Rerun    string          `json:"rerun"`
-	Bundle   string          `json:"bundle,omitempty"`
-	Repeat   int             `json:"repeat,omitempty"` // 1.. in a repeated run
-	Evidence Evidence        `json:"evidence"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Family   string `json:"family"`
+	Scenario string `json:"scenario"`
+	Policy   string `json:"policy,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+	Backend  string `json:"backend,omitempty"`
+	Platform string `json:"platform,omitempty"`
+	Python   string `json:"python,omitempty"`
+	// Failpoints is the cell's GO_FAILPOINTS value ("" for none).
+	Failpoints string          `json:"failpoints,omitempty"`
+	Expected   verdict.Verdict `json:"expected"`
+	Observed   verdict.Verdict `json:"observed"`
+	Ms         int64           `json:"ms"`
+	Rerun      string          `json:"rerun"`
+	Bundle     string          `json:"bundle,omitempty"`
+	Repeat     int             `json:"repeat,omitempty"` // 1.. in a repeated run
+	Evidence   Evidence        `json:"evidence"`
 }
 
 // Evidence is what a cell's verdict rests on.
@@ -57,8 +59,12 @@ func (c Cell) Column() string {
 }
 
 // Row is the cell's matrix row: the scenario, with its platform (when not
-// linux) or its backend.
+// linux) or its backend, and the first failpoint it runs with.
 func (c Cell) Row() string {
+	if fps := c.Failpoints; fps != "" {
+		c.Failpoints = ""
+		return c.Row() + " +" + strings.TrimPrefix(strings.SplitN(fps, "=", 2)[0], "logjam/")
+	}
 	switch {
 	case c.Backend != "":
 		return c.ID + "/" + c.Backend

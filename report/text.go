@@ -48,13 +48,17 @@ func RenderText(w io.Writer, m Matrix) int {
 		for _, v := range grid {
 			width = max(width, len(v)+2)
 		}
-		fmt.Fprintf(w, "%-12s", "id")
+		idWidth := 12
+		for _, r := range rows {
+			idWidth = max(idWidth, len(r)+2)
+		}
+		fmt.Fprintf(w, "%-*s", idWidth, "id")
 		for _, col := range cols {
 			fmt.Fprintf(w, "%-*s", width, col)
 		}
 		fmt.Fprintln(w)
 		for _, r := range rows {
-			fmt.Fprintf(w, "%-12s", r)
+			fmt.Fprintf(w, "%-*s", idWidth, r)
 			for _, col := range cols {
 				v := grid[[2]string{r, col}]
 				if v == "" {

@@ -43,6 +43,12 @@ const (
 	FD2PTY FD2 = "pty"
 )
 
+// ExitScenarioError is the child's exit status when the scenario refused to
+// go on because a state it promised did not hold; the child also writes a
+// telemetry.ScenarioError event with the reason. Such a run says nothing
+// about the policy: the parent reports it as verdict.Error.
+const ExitScenarioError = 4
+
 // Contract is what a scenario requires of any policy: how it ends, how the
 // parent arranges fd 2, and what the ledger checks.
 type Contract struct {

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -17,7 +19,37 @@ type finalization struct {
 	by       atomic.Pointer[Thread] // the finalizing thread, once started
 	profile  daemon.Profile         // set before by is published
 	teardown []func(t *Thread)      // guarded by Interp.mu
+	promises []promise              // guarded by Interp.mu
 	settled  map[*Thread]bool       // guarded by the graph's mutex
+}
+
+// promise is a state of the graph a scenario promises holds when
+// finalization starts.
+type promise struct {
+	what  string
+	holds func() bool // evaluated with the graph's mutex held
+}
+
+// BrokenPromise is a finalization refused because a state the scenario
+// promised does not hold: the scenario is wrong, not the policy under test.
+type BrokenPromise struct {
+	What       string   // the promised state
+	GILWaiters []string // who was queued for the GIL when finalization would have started
+}
+
+func (e *BrokenPromise) Error() string {
+	return fmt.Sprintf("scenario error: finalization refused: the scenario promised %s, but it does not hold (queued for the GIL: [%s])",
+		e.What, strings.Join(e.GILWaiters, ", "))
+}
+
+// PromiseAtFinalization registers a state the scenario promises holds when
+// finalization starts; holds is evaluated with the graph's mutex held, at
+// the moment finalization would start. Shutdown refuses to finalize when one
+// does not hold.
+func (in *Interp) PromiseAtFinalization(what string, holds func() bool) {
+	in.mu.Lock()
+	in.fin.promises = append(in.fin.promises, promise{what, holds})
+	in.mu.Unlock()
 }
 
 // AtTeardown registers fn to run when finalization tears down the module
@@ -46,17 +78,29 @@ func (in *Interp) mustExit(t *Thread) bool {
 // it and exit: main hands the GIL over and waits until each has met its fate
 // (ended, hung, or crashed the process), then retakes it and tears down the
 // module objects. Daemon threads are never joined.
-func (in *Interp) finalize(main *Thread) {
+//
+// A promise registered with PromiseAtFinalization that does not hold at
+// that moment stops it before it starts: finalize returns a *BrokenPromise.
+func (in *Interp) finalize(main *Thread) error {
 	in.fin.profile = daemon.For(string(in.Platform), in.Python.Hex())
+	in.mu.Lock()
+	promises := slices.Clone(in.fin.promises)
+	in.mu.Unlock()
 	in.G.mu.Lock()
-	in.fin.settled = map[*Thread]bool{}
 	waiting := slices.Clone(in.GIL.waiters)
-	in.fin.by.Store(main)
-	in.G.mu.Unlock()
 	names := make([]string, len(waiting))
 	for i, t := range waiting {
 		names[i] = t.Name
 	}
+	for _, p := range promises {
+		if !p.holds() {
+			in.G.mu.Unlock()
+			return &BrokenPromise{What: p.what, GILWaiters: names}
+		}
+	}
+	in.fin.settled = map[*Thread]bool{}
+	in.fin.by.Store(main)
+	in.G.mu.Unlock()
 	p := in.fin.profile
 	in.Tel.Emit(telemetry.Finalize{Thread: main.Name, Profile: telemetry.DaemonProfile{Platform: p.Platform, Python: p.Python, Fate: string(p.Fate), Why: p.Why}, GILWaiters: names})
 	if len(waiting) > 0 {
@@ -77,6 +121,7 @@ func (in *Interp) finalize(main *Thread) {
 	for _, fn := range teardown {
 		fn(main)
 	}
+	return nil
 }
 
 // afterFinalization is what t suffers when it asks for the GIL after

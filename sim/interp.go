@@ -190,8 +190,10 @@ func (in *Interp) Print(s string) {
 // Shutdown is the interpreter's exit: join the non-daemon threads, run the
 // atexit hooks, then finalize (daemon threads that ask for the GIL meet
 // their fate and are never joined; module objects are torn down; see
-// finalize.go), then dump the in-memory streams to telemetry.
-func (in *Interp) Shutdown(main *Thread) {
+// finalize.go), then dump the in-memory streams to telemetry. It returns a
+// *BrokenPromise, and finalizes nothing, when a state the scenario promised
+// for the start of finalization does not hold.
+func (in *Interp) Shutdown(main *Thread) error {
 	in.mu.Lock()
 	threads := append([]*Thread(nil), in.threads...)
 	hooks := append([]func(t *Thread){}, in.exitHooks...)
@@ -204,8 +206,9 @@ func (in *Interp) Shutdown(main *Thread) {
 	for _, h := range hooks {
 		h(main)
 	}
-	in.finalize(main)
+	err := in.finalize(main)
 	in.DumpStreams()
+	return err
 }
 
 // DumpStreams writes every in-memory stream to telemetry: what was written,

@@ -48,6 +48,9 @@ func (s *OriginalStream) Name() string { return "sys.__stderr__" }
 func (s *OriginalStream) Write(t *Thread, text string) *PyErr {
 	b := []byte(text)
 	t.ReleaseGIL()
+	if ms, ok := failpoints.Int(failpoints.PythonWriteGILDropped); ok && ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
 	for len(b) > 0 {
 		n, interrupted := s.fd2.write(t, b, t.Main)
 		b = b[n:]

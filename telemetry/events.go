@@ -230,6 +230,13 @@ type DaemonProfile struct {
 	Why      string `json:"why"`
 }
 
+// ScenarioError: the scenario refused to go on because a state it promised
+// did not hold (the child then exits with scenario.ExitScenarioError).
+type ScenarioError struct {
+	Meta
+	Reason string `json:"reason"`
+}
+
 // Finalize: interpreter finalization started.
 type Finalize struct {
 	Meta
@@ -322,6 +329,7 @@ const (
 	KindHandler      = "handler"
 	KindStreamWait   = "stream-wait"
 	KindFinalize     = "finalize"
+	KindScenarioErr  = "scenario-error"
 	KindDaemonFate   = "daemon-fate"
 	KindLazyQueue    = "lazy-queue"
 	KindCallback     = "callback"
@@ -356,6 +364,7 @@ func (SetInterrupt) Kind() string   { return KindSetInterrupt }
 func (Handler) Kind() string        { return KindHandler }
 func (StreamWait) Kind() string     { return KindStreamWait }
 func (Finalize) Kind() string       { return KindFinalize }
+func (ScenarioError) Kind() string  { return KindScenarioErr }
 func (DaemonFate) Kind() string     { return KindDaemonFate }
 func (LazyQueue) Kind() string      { return KindLazyQueue }
 func (Callback) Kind() string       { return KindCallback }

@@ -16,6 +16,8 @@ type Transcript struct {
 	FatalFlushes []FatalFlush
 	Marks        []Mark
 	Aborts       []Abort
+	// ScenarioErrors: the scenario refused to go on (at most one).
+	ScenarioErrors []ScenarioError
 }
 
 // Decode decodes a run's events into a transcript. Events of a kind that do
@@ -35,6 +37,7 @@ func Decode(events []Event) *Transcript {
 	tr.FatalFlushes = All[FatalFlush](events)
 	tr.Marks = All[Mark](events)
 	tr.Aborts = All[Abort](events)
+	tr.ScenarioErrors = All[ScenarioError](events)
 	return tr
 }
 

@@ -12,6 +12,11 @@ const (
 	Hang Verdict = "HANG"
 	// Interrupted: the run was cancelled from outside (not the child's doing).
 	Interrupted Verdict = "INTERRUPTED"
+	// Error: the cell could not be judged: its run could not start (bad
+	// input, refused before the child starts), or the scenario refused to go
+	// on because a state it promised did not hold. It says nothing about the
+	// policy, and counts as not as expected.
+	Error Verdict = "ERROR"
 	// Crash: killed by a signal nobody expected.
 	Crash Verdict = "CRASH"
 	// Failed: exited non-zero (or ended otherwise than its contract says).
@@ -41,7 +46,7 @@ const (
 // Precedence is the order in which verdicts are decided: the first that
 // applies wins. The watchdog decides up to Completed from how the child
 // ended; after that, the ledger's checks run in this order.
-var Precedence = []Verdict{Hang, Interrupted, Crash, Failed, NoMarker, Completed,
+var Precedence = []Verdict{Hang, Interrupted, Error, Crash, Failed, NoMarker, Completed,
 	BadEsc, Lost, LostInt, DoubleInt, LostCallback, Misrouted, OK}
 
 // Rank is v's place in Precedence (len(Precedence) for an unknown word).

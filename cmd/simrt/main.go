@@ -5,7 +5,8 @@
 // fd 2 is the system under test's real stderr and nothing else writes to it;
 // stdout gets the script's prints and, last, "done"; fd 3, when open, gets
 // telemetry as JSON lines. Exit status: 0 after done, 1 when an exception
-// escapes to the top, killed by SIGABRT on an abort, 2 for bad input.
+// escapes to the top, killed by SIGABRT on an abort, 2 for bad input, 4 when the
+// scenario refused to go on because a state it promised did not hold.
 package main
 
 import (
@@ -113,7 +114,13 @@ func run(args []string) int {
 		return 1
 	}
 	rt.In.Print("done")
-	rt.In.Shutdown(rt.Main)
+	if err := rt.In.Shutdown(rt.Main); err != nil {
+		// The scenario broke its own promise: no verdict on the policy.
+		rt.Tel.Emit(telemetry.ScenarioError{Reason: err.Error()})
+		rt.In.Print(err.Error())
+		rt.Tel.Emit(telemetry.Exit{Code: scenario.ExitScenarioError})
+		return scenario.ExitScenarioError
+	}
 	rt.Tel.Emit(telemetry.Exit{Code: 0})
 	return 0
 }

@@ -43,7 +43,9 @@ func init() {
 // write(2)), inside the flush at the call's outermost exit (buffered; merged
 // and logjam once the daemon rule is off), or between two calls (direct
 // writes, a captured stream). When finalization starts, every daemon is
-// queued for the GIL at that point.
+// queued for the GIL at that point: a barrier waits for it, and the
+// promise makes finalization refuse to start (a scenario error) if it did
+// not hold.
 func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 	rt, in, main := e.RT, e.RT.In, e.Main
 	rt.Policy = sim.WithUnwindFrames(rt.Policy)
@@ -67,19 +69,25 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 			}
 		}))
 	}
-	// Every daemon has started and waits for the GIL (in whatever order they
-	// queued: each ends up at its own first release point all the same).
-	in.G.WaitUntil(func() bool {
+	allQueued := func() bool {
 		for _, d := range daemons {
 			if !slices.Contains(in.GIL.WaitersLocked(), d) {
 				return false
 			}
 		}
 		return true
-	})
+	}
+	// Every daemon has started and waits for the GIL (in whatever order they
+	// queued: each ends up at its own first release point all the same).
+	in.G.WaitUntil(allQueued)
 	// Hand the GIL to the first daemon and queue behind the others: main
-	// gets it back when the last daemon first releases it.
+	// gets it back when the last daemon first releases it. That daemon may
+	// not have run its write(2) yet (sys.stderr.write drops the GIL before
+	// it): wait until every daemon is queued for the GIL again, which each
+	// does only after its write.
 	main.ReleaseGIL()
 	main.AcquireGIL()
+	in.G.WaitUntil(allQueued)
+	in.PromiseAtFinalization("that every daemon thread is queued for the GIL", allQueued)
 	return nil
 }

@@ -141,6 +141,9 @@ func params(s cell.Spec) []string {
 			p = append(p, kv[0]+"="+kv[1])
 		}
 	}
+	for _, fp := range s.Failpoints {
+		p = append(p, "fp="+strings.TrimPrefix(fp.Name, "logjam/")+"="+fp.Terms)
+	}
 	return p
 }
 
@@ -161,7 +164,8 @@ func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcom
 	name := ginkgo.CurrentSpecReport().LeafNodeText
 	c := report.Cell{ID: spec.Scenario, Name: name, Family: family,
 		Scenario: out.Scenario, Policy: out.Policy, Variant: out.Variant, Backend: out.Backend, Platform: out.Platform, Python: out.Python,
-		Expected: verdict.Verdict(expected), Observed: out.Observed, Ms: out.Ms,
+		Failpoints: spec.Failpoints.Env(),
+		Expected:   verdict.Verdict(expected), Observed: out.Observed, Ms: out.Ms,
 		Rerun:    report.Rerun(family, name, Profile.Name, Profile.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
 		Repeat:   repeat(),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
