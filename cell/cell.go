@@ -91,10 +91,12 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		return nil, err
 	}
 
-	args := spec.Args()
+	// SIGINT's disposition at start is the contract's, never the caller's.
+	sigint := signals.Default
 	if prog.Contract.SigintIgnored {
-		args = append([]string{"-sigint-ignored"}, args...)
+		sigint = signals.Ignored
 	}
+	args := append([]string{"-sigint", string(sigint)}, spec.Args()...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = childEnv(spec.Failpoints)
 	cmd.Stderr = fd2.child

@@ -103,7 +103,7 @@ var catalogue = []Info{
 		Slug:   "captured-write-interrupted-sigint-ignored",
 		Family: "signals",
 		Summary: "as I3 in a child started with SIGINT ignored (Python installs no handler; PyErr_SetInterrupt does nothing) " +
-			"(by hand: simrt -sigint-ignored -scenario I5 ...)",
+			"(by hand: simrt -sigint ignored -scenario I5 ...)",
 		Contract: Contract{SigintIgnored: true, Contract: ledger.Contract{Replaced: true, Interrupts: 1}}},
 	{ID: "I6",
 		Slug:   "captured-write-waits-for-sigint-counting-handler",

@@ -5,6 +5,8 @@
 //   - ExecIgnoring (child): re-executes the program with a signal ignored, as
 //     `cmd &` in a non-interactive shell starts it with SIGINT ignored (the
 //     kernel keeps an ignored disposition across exec);
+//   - StartWith (child): makes the program start with the disposition its
+//     parent named (default or ignored), whatever its caller's was;
 //   - Bridge (child): delivers each real signal to a function of the model
 //     (the interpreter's pending-signal flag);
 //   - DieBy (child): ends the process by a signal's default action, as a C

@@ -30,6 +30,16 @@ func TestMain(m *testing.M) {
 		err := ExecIgnoring(syscall.SIGINT, nil)
 		fmt.Println("exec failed:", err)
 		os.Exit(1)
+	case "start-default":
+		os.Setenv(childEnv, "report-ignored")
+		err := StartWith(syscall.SIGINT, Default, nil)
+		fmt.Println("ignored: already default:", err) // no exec: the parent's disposition was the default
+		os.Exit(0)
+	case "start-ignored":
+		os.Setenv(childEnv, "report-ignored")
+		err := StartWith(syscall.SIGINT, Ignored, nil)
+		fmt.Println("ignored: already ignored:", err)
+		os.Exit(0)
 	case "report-ignored":
 		fmt.Println("ignored:", signal.Ignored(syscall.SIGINT))
 		os.Exit(0)
@@ -88,6 +98,32 @@ func TestExecIgnoringKeepsTheSignalIgnored(t *testing.T) {
 	out, err := child(t, "exec-ignoring").Output()
 	if err != nil || strings.TrimSpace(string(out)) != "ignored: true" {
 		t.Fatalf("child said %q (%v)", out, err)
+	}
+}
+
+// StartWith gives the program the disposition asked for, whatever its
+// caller's: a caller that ignores SIGINT (as `cmd &` does) or one that does
+// not.
+func TestStartWithSetsTheDispositionWhateverTheCaller(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ trap, role, want string }{
+		{`trap "" INT`, "start-default", "ignored: false"},
+		{`trap - INT`, "start-default", "ignored: already default: <nil>"},
+		{`trap - INT`, "start-ignored", "ignored: true"},
+		{`trap "" INT`, "start-ignored", "ignored: already ignored: <nil>"},
+	} {
+		cmd := exec.Command("sh", "-c", c.trap+`; exec "$0"`, exe)
+		cmd.Env = append(os.Environ(), childEnv+"="+c.role)
+		out, err := cmd.Output()
+		if err != nil || strings.TrimSpace(string(out)) != c.want {
+			t.Errorf("%s from a caller with %s: said %q (%v), want %q", c.role, c.trap, out, err, c.want)
+		}
+	}
+	if _, err := ParseDisposition("sometimes"); err == nil {
+		t.Error("ParseDisposition accepted \"sometimes\"")
 	}
 }
 

@@ -16,12 +16,10 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"logjam/failpoints"
 	"logjam/scenario"
 	"logjam/scenario/programs"
-	"logjam/signals"
 	"logjam/sim"
 	"logjam/sim/policy"
 	"logjam/telemetry"
@@ -44,7 +42,8 @@ func run(args []string) int {
 	variant := fs.String("variant", "", "lazy-init variant for L scenarios: old, initfast, norace, fixed")
 	backend := fs.String("backend", "", "lazy-init backend for L scenarios: cuda, xpu, mtia")
 	list := fs.Bool("list", false, "list every scenario with its parameters")
-	sigintIgnored := fs.Bool("sigint-ignored", false, "re-execute with SIGINT ignored, as a child started by `cmd &` in a non-interactive shell")
+	sigint := fs.String("sigint", "", "SIGINT at start: default, or ignored (as `cmd &` in a non-interactive shell starts it); unset: the caller's")
+	sigintIgnored := fs.Bool("sigint-ignored", false, "the same as -sigint ignored")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stdout)
@@ -57,8 +56,8 @@ func run(args []string) int {
 	if fs.NArg() > 0 {
 		return usageError("unexpected argument %q", fs.Arg(0))
 	}
-	if *sigintIgnored {
-		return reexecWithSIGINTIgnored(args)
+	if code, done := startWithSIGINT(*sigint, *sigintIgnored, args); done {
+		return code
 	}
 	if *list {
 		printList(os.Stdout)
@@ -137,7 +136,7 @@ func printList(w io.Writer) {
 			params += " reader-starts-stalled"
 		}
 		if c.SigintIgnored {
-			params += " sigint=ignored(-sigint-ignored)"
+			params += " sigint=ignored(-sigint ignored)"
 		}
 		if prog, _ := programs.Lookup(p.ID); prog != nil && prog.Raw != nil {
 			params = "purpose-built child (no runtime; -policy ignored)"
@@ -149,17 +148,4 @@ func printList(w io.Writer) {
 	for _, fp := range failpoints.Catalogue {
 		fmt.Fprintf(w, "  %-32s %s [%s]\n", fp.Name, fp.Does, fp.Terms)
 	}
-}
-
-// reexecWithSIGINTIgnored sets SIGINT to SIG_IGN and executes simrt again
-// without the flag: the new image starts with SIGINT ignored, as the kernel
-// keeps an ignored disposition across exec.
-func reexecWithSIGINTIgnored(args []string) int {
-	var rest []string
-	for _, a := range args {
-		if a != "-sigint-ignored" && a != "--sigint-ignored" {
-			rest = append(rest, a)
-		}
-	}
-	return usageError("-sigint-ignored: %v", signals.ExecIgnoring(syscall.SIGINT, rest))
 }

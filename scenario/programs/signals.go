@@ -115,7 +115,7 @@ func interruptedCapture(e *Env, how string) *sim.PyErr {
 // whose SIGINT is not ignored would be I3 again: refuse it.
 func sigintIgnoredCapture(e *Env) *sim.PyErr {
 	if k := e.RT.In.Signals.Kind(); k != sim.HandlerNone {
-		panic(fmt.Sprintf("I5 needs SIGINT ignored at start (simrt -sigint-ignored), the handler is %s", k))
+		panic(fmt.Sprintf("I5 needs SIGINT ignored at start (simrt -sigint ignored), the handler is %s", k))
 	}
 	e.RT.In.Print("SIGINT handler: " + string(sim.HandlerNone))
 	return interruptedCapture(e, "before")

@@ -143,5 +143,6 @@ var _ = Describe("simrt", Label("harness"), func() {
 		Entry("an unknown Python version", "unknown Python version", "-scenario", "D1", "-python", "2.7"),
 		Entry("an unknown flag", "flag provided but not defined", "-scenario", "D1", "-frobnicate"),
 		Entry("no scenario", "-scenario is required"),
+		Entry("an unknown SIGINT disposition", `unknown signal disposition "sometimes" (accepted: default, ignored)`, "-scenario", "D1", "-sigint", "sometimes"),
 	)
 })
