@@ -65,18 +65,22 @@ func arrangeFD2(kind scenario.FD2, stalled bool) (*fd2Arrangement, error) {
 }
 
 // onEvent reacts to the child's marks; it never blocks (a pause is a
-// Stall now and a timer for the Resume).
+// Stall now and a timer for the Resume; a resume is a Resume now).
 func (a *fd2Arrangement) onEvent(ev watchdog.Event) {
 	if a.reader == nil {
 		return
 	}
 	m, ok := telemetry.As[telemetry.Mark](ev)
-	if !ok || m.Name != telemetry.MarkFD2Pause {
+	if !ok || (m.Name != telemetry.MarkFD2Pause && m.Name != telemetry.MarkFD2Resume) {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done {
+		return
+	}
+	if m.Name == telemetry.MarkFD2Resume {
+		a.reader.Resume()
 		return
 	}
 	a.reader.Stall()

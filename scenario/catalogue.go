@@ -49,10 +49,14 @@ var catalogue = []Info{
 		// context and the fatal line (the ledger's fatal-path rule).
 		Contract: Contract{Ends: EndsAbort, Contract: ledger.Contract{Replaced: true}}},
 	{ID: "F4",
-		Slug:     "stall-mid-call-then-fatal",
-		Family:   "fatal",
-		Summary:  "original sys.stderr, fd 2 a one-page pipe; the parent stops reading for 300 ms mid-call, then reads on; the call's context lines (one per 25 ms), then a Fatal line, and the runtime aborts",
-		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe}},
+		Slug:   "stall-mid-call-then-fatal",
+		Family: "fatal",
+		Summary: "original sys.stderr, fd 2 a one-page pipe the parent is not reading when the call starts; it reads again once a write felt the stall, and the next line waits for room; the call's 23 context lines, then a Fatal line, and the runtime aborts " +
+			"(needs the parent: its pipe and its resume)",
+		// The reader starts stalled (a stall asked for mid-call would race
+		// with the lines already on their way) and resumes on the child's
+		// MarkFD2Resume: the stall starts and ends inside the call.
+		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe, FD2Stalled: true}},
 	{ID: "H0",
 		Slug:    "failpoint-probe",
 		Family:  "harness",
@@ -86,7 +90,7 @@ var catalogue = []Info{
 	{ID: "I2",
 		Slug:   "sigint-on-write-blocked-by-parent-pipe",
 		Family: "signals",
-		Summary: "fd 2 a one-page pipe the parent stops reading; one call logs 6 KiB; a SIGINT when a write blocks on it (main thread); reading resumes 200 ms after the SIGINT " +
+		Summary: "fd 2 a one-page pipe the parent stops reading; one call logs 6 KiB; a SIGINT when a write blocks on it (main thread); reading resumes once the SIGINT has reached the model and the main thread waits for room again (or still, in a wait a signal cannot end) " +
 			"(needs the parent: its pipe, its pauses and the SIGINT)",
 		Contract: Contract{FD2: FD2ParentPipe, FD2Stalled: true, Contract: ledger.Contract{Interrupts: 1}}},
 	{ID: "I3",
@@ -149,11 +153,12 @@ var catalogue = []Info{
 		Family:  "pipes",
 		Summary: "P2 on the macos profile: fd 2 a one-page pipe with a forwarder; poll reports room that is not there (run with -platform macos)"},
 	{ID: "P5",
-		Slug:    "parent-stalls-300ms-then-call-aborts",
-		Family:  "pipes",
-		Summary: "fd 2 a one-page pipe the parent stops reading for 300 ms at the start of the call; 20 lines (one per 25 ms) later the call aborts, no fatal line",
-		// The reader starts stalled, so the 300 ms stall is exact: the mark
-		// at the start of the call only schedules the resume.
+		Slug:   "parent-stalls-300ms-then-call-aborts",
+		Family: "pipes",
+		Summary: "fd 2 a one-page pipe the parent is not reading when the call starts; it reads again once a write felt the stall (a room check found no room, or a write blocked), and the next line waits for room; 20 lines, then the call aborts, no fatal line " +
+			"(needs the parent: its pipe and its resume)",
+		// The reader starts stalled, so no byte slips through before the
+		// stall; it resumes on the child's MarkFD2Resume, never on a timer.
 		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe, FD2Stalled: true}},
 	{ID: "P6",
 		Slug:     "destructor-logs-16KiB-outside-call",

@@ -54,9 +54,9 @@ const ExitScenarioError = 4
 type Contract struct {
 	Ends Ending
 	FD2  FD2
-	// FD2Stalled: the parent's reader (FD2ParentPipe, FD2PTY) starts stalled;
-	// the child's first MarkFD2Pause mark then only schedules the resume.
-	// The stall is exact: no byte slips through before it.
+	// FD2Stalled: the parent's reader (FD2ParentPipe, FD2PTY) starts stalled,
+	// until a MarkFD2Resume mark; a MarkFD2Pause mark only schedules the
+	// resume. The stall is exact: no byte slips through before it.
 	FD2Stalled bool
 	// SigintIgnored: the parent starts the child with SIGINT ignored (as
 	// `cmd &` in a non-interactive shell does).

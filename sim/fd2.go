@@ -33,6 +33,8 @@ type FD2 struct {
 	// Python write can run the handlers (the EINTR path)
 	g   *Graph
 	tel *telemetry.Writer
+
+	noRoom int // room checks that found no room; guarded by the graph's mutex
 }
 
 // PipeRoom is room on fd 2, held by the thread that drains it.
@@ -100,6 +102,39 @@ func (f *FD2) SetDrainer(t *Thread) {
 // Room is the resource a writer waits for.
 func (f *FD2) Room() *PipeRoom { return f.room }
 
+// NoteNoRoom records a room check that found no room: a writer has felt
+// fd 2 stalled.
+func (f *FD2) NoteNoRoom() {
+	f.g.mu.Lock()
+	f.noRoom++
+	f.g.changedLocked()
+	f.g.mu.Unlock()
+}
+
+// StallFelt reports whether a writer has felt fd 2 stalled: a room check
+// found no room, or t waits for room now.
+func (f *FD2) StallFelt(t *Thread) bool {
+	f.g.mu.Lock()
+	defer f.g.mu.Unlock()
+	return f.noRoom > 0 || t.waiting == Resource(f.room)
+}
+
+// WaitRoom blocks t until fd 2 has room (POLLOUT), shown as a wait for room
+// on fd 2; it returns at once when fd 2 is neither a pipe nor a tty.
+func (f *FD2) WaitRoom(t *Thread) {
+	if f.Kind != FDPipe && f.Kind != FDTTY {
+		return
+	}
+	f.g.waitOn(t, f.room, func() {
+		fds := []unix.PollFd{{Fd: 2, Events: unix.POLLOUT}}
+		for {
+			if _, err := unix.Poll(fds, -1); err == nil || !errors.Is(err, unix.EINTR) {
+				return
+			}
+		}
+	})
+}
+
 // Wake interrupts a blocked interruptible write (a signal arrived).
 func (f *FD2) Wake() {
 	if f.wake[1] >= 0 {
@@ -154,7 +189,7 @@ func (f *FD2) write(t *Thread, b []byte, interruptible bool) (n int, interrupted
 			return n, false
 		}
 		woke := false
-		f.g.waitOn(t, f.room, func() { woke = f.pollRoomOrWake() })
+		f.g.waitOnMode(t, f.room, true, func() { woke = f.pollRoomOrWake() })
 		if woke {
 			f.drainWake()
 			return n, true

@@ -260,14 +260,20 @@ func (l *Lock) OwnerLocked() *Thread { return l.owner }
 
 // waitOn marks t as waiting for r while fn runs (fn blocks outside the
 // graph: in a syscall, on a channel). The edge exists only while fn runs.
-func (g *Graph) waitOn(t *Thread, r Resource, fn func()) {
+func (g *Graph) waitOn(t *Thread, r Resource, fn func()) { g.waitOnMode(t, r, false, fn) }
+
+// waitOnMode is waitOn, saying whether a signal can end the wait early.
+func (g *Graph) waitOnMode(t *Thread, r Resource, interruptible bool, fn func()) {
 	g.mu.Lock()
 	t.waiting = r
+	t.waits++
+	t.interruptible = interruptible
 	g.changedLocked()
 	g.mu.Unlock()
 	fn()
 	g.mu.Lock()
 	t.waiting = nil
+	t.interruptible = false
 	g.changedLocked()
 	g.mu.Unlock()
 }

@@ -72,6 +72,17 @@ func (s *Signals) WaitTrips(t *Thread, n int) {
 	})
 }
 
+// AwaitTrips blocks the calling goroutine (an observer, not a Python
+// thread) until Trips() >= n.
+func (s *Signals) AwaitTrips(n int) {
+	w := s.watch()
+	w.mu.Lock()
+	for w.n < n {
+		w.cond.Wait()
+	}
+	w.mu.Unlock()
+}
+
 // WaitUntilWaiting blocks until t waits for r (a lock, room on fd 2, a
 // signal): an observer outside the script uses it to act at the moment a
 // write blocks, never after a guessed delay.

@@ -16,9 +16,11 @@ type Thread struct {
 	in *Interp
 
 	// guarded by the graph's mutex
-	held    []*Lock
-	waiting Resource
-	ended   bool
+	held          []*Lock
+	waiting       Resource
+	waits         int  // waits begun by waitOn, counting this one
+	interruptible bool // the current wait ends early when a signal arrives
+	ended         bool
 
 	done chan struct{}
 
@@ -64,6 +66,20 @@ func (t *Thread) AcquireGIL() {
 
 // ReleaseGIL drops the GIL (PyEval_SaveThread).
 func (t *Thread) ReleaseGIL() { t.in.GIL.Release(t) }
+
+// WaitState is what a thread waits for now (For is nil when it waits for
+// nothing), how many waits it has begun, and whether a signal can end the
+// current one early.
+type WaitState struct {
+	For           Resource
+	Seq           int
+	Interruptible bool
+}
+
+// WaitStateLocked is for WaitUntil conditions (graph mutex held).
+func (t *Thread) WaitStateLocked() WaitState {
+	return WaitState{For: t.waiting, Seq: t.waits, Interruptible: t.interruptible}
+}
 
 // threadEnd is what a join waits for.
 type threadEnd struct{ t *Thread }

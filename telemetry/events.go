@@ -179,7 +179,8 @@ type Dump struct {
 	Stacks string    `json:"stacks"`
 }
 
-// Mark asks the parent to act now (KindMark): MarkSIGINT, MarkFD2Pause.
+// Mark asks the parent to act now (KindMark): MarkSIGINT, MarkFD2Pause,
+// MarkFD2Resume.
 type Mark struct {
 	Meta
 	Name string `json:"name"`
@@ -379,6 +380,11 @@ const (
 	// MarkFD2Pause: the parent's reader of fd 2 stops reading for Ms
 	// milliseconds, then reads on.
 	MarkFD2Pause = "fd2-pause"
+	// MarkFD2Resume: the parent's reader of fd 2 (one that starts stalled)
+	// reads again now. A program whose verdict depends on how long fd 2
+	// stays stalled asks for it once the state it needs holds, never after
+	// a guessed delay.
+	MarkFD2Resume = "fd2-resume"
 )
 
 // FDEnv names the environment variable through which the parent tells the

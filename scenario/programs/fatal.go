@@ -1,8 +1,6 @@
 package programs
 
 import (
-	"time"
-
 	"logjam/sim"
 )
 
@@ -22,8 +20,12 @@ const contextLines = 3
 
 func logContext(e *Env, t *sim.Thread, be *sim.Backend, n int) {
 	for i := 0; i < n; i++ {
-		e.RT.Log(t, sim.Error, be.Name+"_backend.cpp", 311, "delegate error context %d: %s", i, sim.Filler(i, 60))
+		logContext1(e, t, be, i)
 	}
+}
+
+func logContext1(e *Env, t *sim.Thread, be *sim.Backend, i int) {
+	e.RT.Log(t, sim.Error, be.Name+"_backend.cpp", 311, "delegate error context %d: %s", i, sim.Filler(i, 60))
 }
 
 // errorsThenAbort (F1):
@@ -78,21 +80,25 @@ func capturedContextThenFatal(e *Env) *sim.PyErr {
 	return nil
 }
 
-// stallThenFatal (F4): 3 lines of context reach the parent; then the parent
-// stops reading for 300 ms and the delegate logs 20 more lines of about 230
-// bytes, one per 25 ms of work with the GIL held (the first waits 25 ms so
-// the stall is in place), so the stall starts and ends mid-call; then a
-// Fatal line. Whatever the sink still keeps when the fatal line comes dies
-// with the abort unless the fatal path writes it.
+// stallThenFatal (F4): the parent's reader is stalled when the call
+// starts; the delegate logs 3 lines of context and 20 more of about 230
+// bytes with the GIL held (more than the one-page pipe holds), so a writer
+// feels the stall inside the call; the parent reads again then, and the
+// delegate's next line waits for room; then a Fatal line. Whatever the sink
+// still keeps when the fatal line comes dies with the abort unless the fatal
+// path writes it.
 func stallThenFatal(e *Env) *sim.PyErr {
 	rt := e.RT
 	be := rt.NewBackend("vendor")
+	stall := resumeOnceStallFelt(e, e.Main)
 	e.call(e.Main, "execute", func() *sim.NativeError {
-		logContext(e, e.Main, be, contextLines)
-		pauseFD2(e, 300*time.Millisecond)
+		for i := 0; i < contextLines; i++ {
+			logContext1(e, e.Main, be, i)
+			stall.afterLine()
+		}
 		for i := 0; i < 20; i++ {
-			time.Sleep(25 * time.Millisecond) // the delegate's work between lines
 			rt.Log(e.Main, sim.Error, be.Name+"_backend.cpp", 322, "%s", sim.Filler(contextLines+i, 175))
+			stall.afterLine()
 		}
 		rt.Log(e.Main, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d errors", contextLines+20)
 		return nil // not reached: a fatal line aborts

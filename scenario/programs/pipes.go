@@ -90,15 +90,17 @@ func busyTerminal(e *Env) *sim.PyErr {
 }
 
 // stallThenAbort (P5): 20 lines of 230 bytes (more than the one-page pipe
-// holds), one per 25 ms of delegate work with the GIL held, then the
-// delegate aborts with no fatal line: whatever the sink kept is gone.
+// holds) with the GIL held, then the delegate aborts with no fatal line:
+// whatever the sink still keeps is gone. The parent's reader is stalled until
+// a write felt it; after that the delegate's next line waits for room, so a
+// sink that writes its kept lines once there is room again has the room.
 func stallThenAbort(e *Env) *sim.PyErr {
 	rt := e.RT
+	stall := resumeOnceStallFelt(e, e.Main)
 	e.call(e.Main, "execute", func() *sim.NativeError {
-		pauseFD2(e, 300*time.Millisecond)
 		for i := 0; i < 20; i++ {
 			rt.Log(e.Main, sim.Info, "xnnpack_backend.cpp", 211, "%s", sim.Filler(i, 175))
-			time.Sleep(25 * time.Millisecond) // the delegate's work between lines
+			stall.afterLine()
 		}
 		rt.Abort(fmt.Sprintf("delegate aborted after %d lines", 20))
 		return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"syscall"
-	"time"
 
 	"logjam/failpoints"
 	"logjam/sim"
@@ -81,11 +80,28 @@ func sigintDuringCall(e *Env) *sim.PyErr {
 // 48 lines of 128 bytes (6 KiB, half again the one-page pipe); an observer
 // asks for the SIGINT as soon as the main thread is blocked on room on fd 2
 // (whichever write that is: a Python write in the call, a direct write, or
-// the flush at the outermost exit), and asks the parent to read again
-// 200 ms later.
+// the flush at the outermost exit), and asks the parent to read again once
+// the SIGINT has done what it can: the bridge has seen it, and the main
+// thread waits for room in a new wait (the interrupted write returned, its
+// handler ran, and a later write blocked) or still in one a signal cannot
+// end (a direct write). A main thread that never waits again needs no reader.
 func sigintOnBlockedWrite(e *Env) *sim.PyErr {
 	rt := e.RT
-	sigintWhenWaiting(e, e.Main, rt.FD2.Room(), func() { pauseFD2(e, 200*time.Millisecond) })
+	room, sig := rt.FD2.Room(), rt.In.Signals
+	go func() {
+		var at sim.WaitState
+		rt.G.WaitUntil(func() bool { at = e.Main.WaitStateLocked(); return at.For == sim.Resource(room) })
+		rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: room.ResourceName(), Then: "SIGINT"})
+		seen := sig.Trips()
+		askSIGINT(e)
+		sig.AwaitTrips(seen + 1)
+		rt.G.WaitUntil(func() bool {
+			now := e.Main.WaitStateLocked()
+			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
+		})
+		rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: room.ResourceName() + " again, after the SIGINT", Then: "resume fd 2"})
+		rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+	}()
 	be := rt.NewBackend("xnnpack")
 	e.call(e.Main, "execute", func() *sim.NativeError {
 		return be.ExecuteLogging(e.Main, sim.Info, 48, lineMsg128)

@@ -71,10 +71,15 @@ const RoomWait = 100 * time.Millisecond
 // room. careful selects the merged fix's macOS rule (a pipe reported as
 // <= 16 KiB is full once 512 bytes are queued) over trusting poll, which on
 // the macos profile answers as XNU does and can report room that is not there.
-func (k *kit) roomCheck(wait time.Duration, careful bool) bool {
+func (k *kit) roomCheck(wait time.Duration, careful bool) (room bool) {
 	if k.rt.FD2.Kind != sim.FDPipe {
 		return true
 	}
+	defer func() {
+		if !room {
+			k.rt.FD2.NoteNoRoom() // the stall is felt (scenario barriers)
+		}
+	}()
 	profile := pipes.Linux
 	if k.rt.In.Platform == sim.MacOS {
 		profile = pipes.MacOS
