@@ -77,3 +77,29 @@ func TestRerunRunsFromASubfolder(t *testing.T) {
 		t.Fatalf("the rerun line failed from sim/: %v\n%s", err, out)
 	}
 }
+
+// A family's progress line has colour on a terminal only.
+func TestProgressLineHasNoColourOffATerminal(t *testing.T) {
+	fr := familyRun{name: "deadlock", seconds: 1.25, cells: report.Matrix{
+		{Name: "D1 a", Family: "deadlock", Expected: "HANG", Observed: "HANG"},
+		{Name: "D1 b", Family: "deadlock", Expected: "OK", Observed: "LOST"},
+	}}
+	var plain, tty bytes.Buffer
+	progress(&plain, false, fr)
+	progress(&tty, true, fr)
+	if want := "logjam: deadlock    2 cells,   1 as expected, 1 not, 1.2 s\n"; plain.String() != want {
+		t.Errorf("off a terminal: %q, want %q", plain.String(), want)
+	}
+	if !strings.Contains(tty.String(), "\x1b[31m1 not\x1b[0m") {
+		t.Errorf("on a terminal: %q has no red count", tty.String())
+	}
+	var f bytes.Buffer
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if isTerminal(&f) || isTerminal(null) {
+		t.Error("a buffer or /dev/null is a terminal")
+	}
+}
