@@ -100,7 +100,7 @@ var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
 var verdictColours = []struct{ Name, Colour string }{
 	{"OK", "#d7f0d4"}, {"HANG", "#f4c7c3"}, {"CRASH", "#e3c8f0"}, {"BADESC", "#fbe3b5"}, {"LOST", "#ffd9a8"},
 	{"LOSTINT", "#fff0a8"}, {"DOUBLEINT", "#f0e6a0"}, {"LOSTCALLBACK", "#c8e0f0"}, {"MISROUTED", "#d0d8f8"},
-	{"FAILED", "#d9d9d9"}, {"NOMARKER", "#e6e6e6"}, {"INTERRUPTED", "#cccccc"}, {"FLAKY", "#ffb347"},
+	{"FAILED", "#d9d9d9"}, {"NOMARKER", "#e6e6e6"}, {"INTERRUPTED", "#cccccc"}, {"ERROR", "#b0b0b0"}, {"FLAKY", "#ffb347"},
 }
 
 var page = template.Must(template.New("matrix").Funcs(template.FuncMap{

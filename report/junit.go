@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/reporters"
+
+	"logjam/verdict"
 )
 
 // JUnit renders the matrix as JUnit XML: a testsuite per family, a
@@ -33,7 +35,19 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 				tc := reporters.JUnitTestCase{
 					Name: name, Classname: "logjam." + f.Name, Status: "passed", Time: float64(c.Ms) / 1000,
 				}
-				if c.Observed != c.Expected {
+				switch {
+				case c.AsExpected():
+				case c.Observed == verdict.Error || c.Observed == verdict.Interrupted:
+					// The cell could not judge (a broken scenario promise, a
+					// run cut short): a JUnit error, not a failure.
+					tc.Status = "errored"
+					tc.Error = &reporters.JUnitError{
+						Message:     fmt.Sprintf("expected %s, observed %s", c.Expected, c.Observed),
+						Type:        string(c.Observed),
+						Description: evidenceText(c, r),
+					}
+					s.Errors++
+				default:
 					tc.Status = "failed"
 					tc.Failure = &reporters.JUnitFailure{
 						Message:     fmt.Sprintf("expected %s, observed %s", c.Expected, c.Observed),
@@ -49,6 +63,7 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 		}
 		suites.Tests += s.Tests
 		suites.Failures += s.Failures
+		suites.Errors += s.Errors
 		suites.Time += s.Time
 		suites.TestSuites = append(suites.TestSuites, s)
 	}

@@ -245,3 +245,32 @@ func TestRerunCarriesProfileSeedAndScale(t *testing.T) {
 		t.Fatalf("unset seed or scale in %s", got)
 	}
 }
+
+func TestJUnitCallsACellThatCouldNotJudgeAnError(t *testing.T) {
+	run, _ := nightlySample(t.TempDir())
+	cells := []Cell{
+		{ID: "T1", Name: "T1 x", Family: "daemon", Expected: verdict.OK, Observed: verdict.Error, Rerun: "r"},
+		{ID: "T2", Name: "T2 x", Family: "daemon", Expected: verdict.OK, Observed: verdict.Lost, Rerun: "r"},
+	}
+	b, err := JUnit(run, Group(cells))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Errors   int `xml:"errors,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Errors int `xml:"errors,attr"`
+			Cases  []struct {
+				Name  string    `xml:"name,attr"`
+				Error *struct{} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Errors != 1 || doc.Failures != 1 || doc.Suites[0].Errors != 1 || doc.Suites[0].Cases[0].Error == nil {
+		t.Fatalf("ERROR is not a JUnit error:\n%s", b)
+	}
+}
