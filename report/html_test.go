@@ -2,14 +2,19 @@ package report
 
 import (
 	"context"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"logjam/scenario"
+	"logjam/verdict"
 )
 
 // chromium finds a headless browser: LOGJAM_CHROMIUM, or Debian's chromium.
@@ -91,11 +96,11 @@ func TestHTMLLoadsInHeadlessChromiumAndShowsEveryCell(t *testing.T) {
 	}
 	shown := map[string]bool{}
 	for _, m := range cellAttr.FindAllStringSubmatch(dom, -1) {
-		shown[m[1]] = true
+		shown[html.UnescapeString(m[1])] = true
 	}
 	for _, f := range fams {
 		for _, r := range f.Rows {
-			if !shown[strings.ReplaceAll(r.Name, `"`, "&quot;")] {
+			if !shown[r.Name] {
 				t.Errorf("the browser shows no cell %q", r.Name)
 			}
 		}
@@ -128,5 +133,76 @@ func TestBrowserCheckCatchesAPageThatThrows(t *testing.T) {
 	dom, console := loadInBrowser(t, page)
 	if p := pageProblems(dom, console); !strings.Contains(p, "undefinedFunction") {
 		t.Fatalf("a page that throws passed the check (problems: %q)", p)
+	}
+}
+
+// fullSize is a matrix shaped like the real one: every scenario of the
+// catalogue under every policy (lazy init: every variant and backend;
+// harness: one cell), three repeats, a few cells FLAKY or not as expected.
+func fullSize() []Cell {
+	var cells []Cell
+	add := func(info *scenario.Info, params string, c Cell) {
+		c.ID, c.Scenario, c.Family = info.ID, info.ID, info.Family
+		c.Name = info.ID + " " + info.Slug + " [" + params + "]"
+		c.Rerun = Rerun(info.Family, c.Name, "nightly", 7, "")
+		for rep := 1; rep <= 3; rep++ {
+			c.Repeat, c.Expected, c.Observed = rep, verdict.OK, verdict.OK
+			if len(cells)%37 == 0 {
+				c.Observed = verdict.Hang
+				c.Evidence.Cycle = "thread A holds <L> & waits for the GIL"
+			}
+			cells = append(cells, c)
+		}
+	}
+	for _, info := range scenario.All() {
+		switch info.Family {
+		case "harness":
+			add(info, "", Cell{})
+		case "lazyinit":
+			for _, v := range scenario.LazyVariants {
+				for _, b := range []string{"cuda", "xpu", "mtia"} {
+					add(info, "variant="+v+" backend="+b+" platform=linux py=3.12", Cell{Variant: v, Backend: b, Platform: "linux"})
+				}
+			}
+		default:
+			for _, p := range scenario.Policies {
+				add(info, "policy="+p+" platform=linux py=3.12", Cell{Policy: p, Platform: "linux"})
+			}
+		}
+	}
+	return cells
+}
+
+func TestAFullSizeMatrixShowsEveryCellInChromium(t *testing.T) {
+	dir := t.TempDir()
+	run, _ := nightlySample(dir)
+	cells := fullSize()
+	fams := Group(cells)
+	b, err := HTML(run, fams, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, HTMLFile)
+	if err := os.WriteFile(page, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := loadInBrowser(t, page)
+	if p := pageProblems(dom, console); p != "" {
+		t.Fatalf("a full-size matrix.html did not load cleanly: %s", p)
+	}
+	shown := map[string]bool{}
+	for _, m := range cellAttr.FindAllStringSubmatch(dom, -1) {
+		shown[html.UnescapeString(m[1])] = true
+	}
+	n := Count(fams).Cells
+	for _, f := range fams {
+		for _, r := range f.Rows {
+			if !shown[r.Name] {
+				t.Errorf("the browser shows no cell %q", r.Name)
+			}
+		}
+	}
+	if m := shownAttr.FindStringSubmatch(dom); m[1] != strconv.Itoa(n) || len(shown) != n {
+		t.Errorf("the page counted %s cells and the DOM has %d; the matrix has %d", m[1], len(shown), n)
 	}
 }
