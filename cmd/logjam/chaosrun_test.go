@@ -103,3 +103,40 @@ func TestProgressLineHasNoColourOffATerminal(t *testing.T) {
 		t.Error("a buffer or /dev/null is a terminal")
 	}
 }
+
+// The build cache's key follows every source file, and nothing that a run
+// leaves behind.
+func TestSourceKeyFollowsSourcesOnly(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		t.Helper()
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func() string {
+		t.Helper()
+		k, err := sourceKey(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	write("go.mod", "module x\n")
+	write("cell/cell.go", "package cell\n")
+	k0 := key()
+	write("reports/matrix.json", "[]")
+	write(".git/HEAD", "ref")
+	write("suites/a/.a-1.test", "binary")
+	if key() != k0 {
+		t.Fatal("reports/, .git or a suite binary changed the key")
+	}
+	write("cell/cell.go", "package cell // edited\n")
+	if key() == k0 {
+		t.Fatal("an edited source left the key as it was")
+	}
+}
