@@ -143,6 +143,17 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	return out, nil
 }
 
+// Errored is the outcome of a cell whose run could not start (a bad spec,
+// refused failpoints, a pipe that could not be made): verdict.Error with
+// the reason, so the cell is a row of the matrix and never vanishes.
+func Errored(spec Spec, err error) *Outcome {
+	return &Outcome{
+		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
+		Variant: spec.Variant, Backend: spec.Backend,
+		Observed: verdict.Error, Reason: "the run could not start: " + err.Error(),
+	}
+}
+
 // classify: HANG > CRASH > (FAILED, NOMARKER) > the ledger's verdicts. An
 // ending the contract expects (an abort, a kill at the deadline) is not a
 // failure: the lines are judged from what the streams hold.

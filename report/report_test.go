@@ -54,3 +54,23 @@ func TestBundleRoundTrip(t *testing.T) {
 		t.Fatalf("read back %+v, %v", back, err)
 	}
 }
+
+// A cell whose run could not start is an ERROR row that counts as not as
+// expected: an errored run never leaves the matrix smaller.
+func TestAnErroredCellIsARowAndCountsAsUnexpected(t *testing.T) {
+	m := Matrix{
+		{ID: "D1", Family: "deadlock", Scenario: "D1", Policy: "logjam", Expected: "OK", Observed: "ERROR", Rerun: "r1",
+			Evidence: Evidence{Reason: "the run could not start: watchdog: Config.Deadline must be positive"}},
+		{ID: "H5", Family: "harness", Scenario: "H5", Failpoints: "logjam/no-such-point=return(1)", Expected: "ERROR", Observed: "ERROR"},
+	}
+	var b strings.Builder
+	if bad := RenderText(&b, m); bad != 1 || m.Unexpected() != 1 {
+		t.Fatalf("unexpected cells: %d, want 1\n%s", bad, b.String())
+	}
+	out := b.String()
+	for _, want := range []string{"!ERROR/OK", "2 cells, 1 as expected, 1 not", "H5 +no-such-point"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("render lacks %q:\n%s", want, out)
+		}
+	}
+}

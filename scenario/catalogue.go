@@ -77,6 +77,11 @@ var catalogue = []Info{
 		Slug:    "killed-by-sigsegv",
 		Family:  "harness",
 		Summary: "killed by SIGSEGV"},
+	{ID: "H5",
+		Slug:   "bad-failpoints-refused",
+		Family: "harness",
+		Summary: "must never start: the parent refuses its GO_FAILPOINTS (an unknown point, malformed terms, a term that does not fit the point) before starting it; " +
+			"if it ever runs, it exits 0 without done"},
 	{ID: "H6",
 		Slug:    "grandchild-holds-stdout",
 		Family:  "harness",

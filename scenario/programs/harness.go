@@ -27,6 +27,7 @@ func init() {
 		return 3
 	}})
 	play(&Program{ID: "H4", Raw: func() int { signals.DieBy(syscall.SIGSEGV); return 0 }})
+	play(&Program{ID: "H5", Raw: func() int { fmt.Println("H5 started: its failpoints were not refused"); return 0 }})
 	play(&Program{ID: "H6", Raw: grandchildHoldsStdout})
 }
 

@@ -1,7 +1,6 @@
 package harness_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -50,7 +49,7 @@ func gone(pid int) bool {
 }
 
 var _ = Describe("The watchdog", Label("harness"), func() {
-	It("H1 calls a deadlock a HANG as soon as the child reports the cycle (at the deadline in strict mode), names it, and leaves no process of the group", func(ctx SpecContext) {
+	It("H1 calls a deadlock a HANG as soon as the child reports the cycle (at the deadline in strict mode), names it, and leaves no process of the group", Label("negative-control"), func(ctx SpecContext) {
 		out := suitekit.Check(ctx, cell.Spec{Scenario: "H1"}, "HANG")
 		Expect(out.Cycle).To(And(
 			ContainSubstring("thread A holds lock X and waits for lock Y (held by B)"),
@@ -66,11 +65,11 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 		Expect(gone(-out.Result.Pid)).To(BeTrue(), "a process of the child's group is still alive")
 	})
 
-	It("H2 calls an exit 0 without done NOMARKER", func(ctx SpecContext) {
+	It("H2 calls an exit 0 without done NOMARKER", Label("negative-control"), func(ctx SpecContext) {
 		suitekit.Check(ctx, cell.Spec{Scenario: "H2"}, "NOMARKER")
 	})
 
-	It("H3 reports an exit 3 as FAILED with its stdout and stderr, never as a deadlock", func(ctx SpecContext) {
+	It("H3 reports an exit 3 as FAILED with its stdout and stderr, never as a deadlock", Label("negative-control"), func(ctx SpecContext) {
 		out := suitekit.Check(ctx, cell.Spec{Scenario: "H3"}, "FAILED")
 		Expect(out.Result.ExitCode).To(Equal(3))
 		Expect(out.Reason).To(ContainSubstring("status 3"))
@@ -79,28 +78,34 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 		Expect(out.Cycle).To(BeEmpty())
 	})
 
-	It("H4 reports a child killed by SIGSEGV as a CRASH naming the signal", func(ctx SpecContext) {
+	It("H4 reports a child killed by SIGSEGV as a CRASH naming the signal", Label("negative-control"), func(ctx SpecContext) {
 		out := suitekit.Check(ctx, cell.Spec{Scenario: "H4"}, "CRASH")
 		Expect(out.Result.Signal).To(Equal("SIGSEGV"))
 		Expect(out.Reason).To(ContainSubstring("SIGSEGV"))
 	})
 
-	DescribeTable("H5 refuses a bad GO_FAILPOINTS before any child starts, with the reason",
+	DescribeTable("H5 refuses bad failpoints before the child starts: an ERROR row of the matrix, with the reason",
+		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+			suitekit.Verify(ctx, spec, expected, then)
+		},
+		suitekit.CellThen(cell.Spec{Scenario: "H5", Failpoints: failpoints.Set{{Name: "logjam/no-such-point", Terms: "return(1)"}}}, "ERROR", refusedBeforeStart("unknown failpoint")),
+		suitekit.CellThen(cell.Spec{Scenario: "H5", Failpoints: failpoints.Set{{Name: failpoints.Probe, Terms: "retrun(1)"}}}, "ERROR", refusedBeforeStart("malformed terms")),
+		suitekit.CellThen(cell.Spec{Scenario: "H5", Failpoints: failpoints.Set{{Name: failpoints.StreamWriteInterrupt, Terms: `return("sideways")`}}}, "ERROR", refusedBeforeStart("one of")),
+	)
+
+	DescribeTable("H5 a GO_FAILPOINTS value is refused with the reason",
 		func(env, reason string) {
 			set, err := failpoints.Parse(env)
 			Expect(err).To(MatchError(ContainSubstring(reason)))
 			Expect(set).To(BeNil())
-			_, err = cell.Run(context.Background(), suitekit.Bin, cell.Spec{Scenario: "C1", Policy: "merged",
-				Failpoints: failpoints.Set{{Name: "logjam/no-such-point", Terms: "return(1)"}}}, suitekit.Profile)
-			Expect(err).To(MatchError(ContainSubstring("unknown failpoint")))
 		},
-		Entry("H5 malformed entry", "logjam/probe", "malformed GO_FAILPOINTS entry"),
-		Entry("H5 unknown point", "logjam/nope=return(1)", "unknown failpoint"),
-		Entry("H5 malformed terms", "logjam/probe=retrun(1)", "malformed terms"),
-		Entry("H5 a term that does not fit the point", `logjam/stream-write-interrupt=return("sideways")`, "one of"),
+		Entry("malformed entry", "logjam/probe", "malformed GO_FAILPOINTS entry"),
+		Entry("unknown point", "logjam/nope=return(1)", "unknown failpoint"),
+		Entry("malformed terms", "logjam/probe=retrun(1)", "malformed terms"),
+		Entry("a term that does not fit the point", `logjam/stream-write-interrupt=return("sideways")`, "one of"),
 	)
 
-	It("H5 the child refuses an unknown failpoint itself with exit 2 and one line", func() {
+	It("H5 the child refuses an unknown failpoint itself with exit 2 and one line", Label("negative-control"), func() {
 		cmd := exec.Command(suitekit.Bin, "-scenario", "C1")
 		cmd.Env = append(cmd.Environ(), "GO_FAILPOINTS=logjam/nope=return(1)")
 		out, err := cmd.CombinedOutput()
@@ -111,7 +116,7 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 		Expect(string(out)).To(ContainSubstring("unknown failpoint"))
 	})
 
-	It("H6 kills a grandchild that holds stdout open, at the deadline, and returns within the grace period", func(ctx SpecContext) {
+	It("H6 kills a grandchild that holds stdout open, at the deadline, and returns within the grace period", Label("negative-control"), func(ctx SpecContext) {
 		deadline := 2 * time.Second
 		out := suitekit.Check(ctx, cell.Spec{Scenario: "H6", Deadline: deadline}, "HANG")
 		m := regexp.MustCompile(`grandchild (\d+)`).FindSubmatch(out.Result.Stdout)
@@ -124,6 +129,14 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 		Expect(out.Result.Duration).To(BeNumerically("<", scaled+grace+5*time.Second))
 	})
 })
+
+// refusedBeforeStart: no child ran, and the reason says why.
+func refusedBeforeStart(reason string) suitekit.Then {
+	return func(out *cell.Outcome) {
+		Expect(out.Result).To(BeNil(), "a child was started")
+		Expect(out.Reason).To(ContainSubstring(reason))
+	}
+}
 
 var _ = Describe("simrt", Label("harness"), func() {
 	DescribeTable("refuses bad input with one line and exit status 2, running nothing",

@@ -110,6 +110,11 @@ func Cell(spec cell.Spec, expected string, decorations ...any) ginkgo.TableEntry
 	return entry(2, spec, expected, nil, decorations...)
 }
 
+// CellThen is Cell with the cell's own assertion.
+func CellThen(spec cell.Spec, expected string, then Then, decorations ...any) ginkgo.TableEntry {
+	return entry(2, spec, expected, then, decorations...)
+}
+
 // entry is Cell with the suite file's line skip frames up the stack.
 func entry(skip int, spec cell.Spec, expected string, then Then, decorations ...any) ginkgo.TableEntry {
 	if spec.Platform == "" && spec.Policy != "" {
@@ -160,7 +165,9 @@ func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcom
 		spec.Python = "3.12"
 	}
 	out, err := cell.Run(ctx, Bin, spec, Profile)
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		out = cell.Errored(spec, err) // a row of its own, never a vanished cell
+	}
 	name := ginkgo.CurrentSpecReport().LeafNodeText
 	c := report.Cell{ID: spec.Scenario, Name: name, Family: family,
 		Scenario: out.Scenario, Policy: out.Policy, Variant: out.Variant, Backend: out.Backend, Platform: out.Platform, Python: out.Python,
