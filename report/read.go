@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -91,5 +93,17 @@ func ReadBundle(dir string) (*Bundle, error) {
 		return nil, err
 	}
 	telemetry.Read(bytes.NewReader(tel), func(e telemetry.Event) { b.Events = append(b.Events, e) })
+	run, err := read(ReplayRecordFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// No child ran for this cell (or an older bundle): nothing to replay.
+	case err != nil:
+		return nil, err
+	default:
+		b.Replay = &Replay{}
+		if err := json.Unmarshal(run, b.Replay); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ReplayRecordFile), err)
+		}
+	}
 	return b, nil
 }

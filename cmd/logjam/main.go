@@ -5,6 +5,7 @@
 //
 //	logjam chaos [-profile local|nightly|focus] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR]
 //	logjam report [DIR] | report merge [-out DIR] SHARD_DIR... | report diff DIR_A DIR_B
+//	logjam replay [-n N] BUNDLE_DIR
 package main
 
 import (
@@ -29,8 +30,10 @@ func run(args []string, w io.Writer) int {
 		return runChaos(args[1:], w)
 	case "report":
 		return reportCmd(args[1:], w)
+	case "replay":
+		return replayCmd(args[1:], w)
 	}
-	return fail("unknown command %q (accepted: chaos, report)", args[0])
+	return fail("unknown command %q (accepted: chaos, report, replay)", args[0])
 }
 
 func envOr(k, d string) string {

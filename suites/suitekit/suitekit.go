@@ -181,13 +181,14 @@ func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcom
 		if c.Repeat > 0 {
 			c.Bundle += fmt.Sprintf(".r%d", c.Repeat)
 		}
-		b := report.Bundle{Cell: c, FD2: out.FD2}
-		if out.Result != nil {
-			b.Stdout, b.Events = out.Result.Stdout, out.Result.Events
+		b, keepErr := out.Bundle(c, spec, Profile, Bin, Root)
+		if keepErr != nil {
+			c.Evidence.Reason += "; the bundle cannot be replayed: " + keepErr.Error()
 		}
 		if err := report.WriteBundle(c.Bundle, b); err != nil {
 			c.Bundle = "(could not write: " + err.Error() + ")"
 		}
+		c.Evidence.Command = b.Cell.Evidence.Command
 	}
 	ginkgo.AddReportEntry(report.EntryName, c, ginkgo.ReportEntryVisibilityNever)
 	Expect(out.Observed).To(Equal(c.Expected), func() string { return failure(c, out) })
@@ -204,9 +205,12 @@ func failure(c report.Cell, out *cell.Outcome) string {
 	ev, _ := json.MarshalIndent(c.Evidence.Ledger, "", "  ")
 	fmt.Fprintf(&b, "ledger: %s\n", ev)
 	if out.Result != nil {
-		fmt.Fprintf(&b, "watchdog: %s\n", out.Result.Summary())
+		// Its rerun line names the kept binary, not the suite's build,
+		// which is gone when the suite ends.
+		fmt.Fprintf(&b, "watchdog: %s\n", strings.ReplaceAll(out.Result.Summary(), out.Command, c.Evidence.Command))
 	}
 	fmt.Fprintf(&b, "evidence bundle: %s\n", c.Bundle)
+	fmt.Fprintf(&b, "replay it: cd %s && go run ./cmd/logjam replay '%s'\n", Root, c.Bundle)
 	fmt.Fprintf(&b, "rerun this cell: %s\n", c.Rerun)
 	return b.String()
 }
