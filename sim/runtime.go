@@ -2,8 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"io"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -41,6 +41,10 @@ type Options struct {
 	// NoTelemetry leaves fd 3 alone (benchmarks in a process whose fd 3 is
 	// not a telemetry pipe).
 	NoTelemetry bool
+	// Console, when set, is the terminal of a person running the child by
+	// hand: cycles, Ctrl-C's meaning and the Ctrl-\ dump go there, and
+	// Ctrl-\ ends the process after the dump (see Console).
+	Console io.Writer
 }
 
 // Runtime is the native runtime hosted by the interpreter: logger, binding
@@ -54,8 +58,9 @@ type Runtime struct {
 	Policy Policy
 	Main   *Thread
 
-	start time.Time
-	seq   atomic.Int64
+	start   time.Time
+	seq     atomic.Int64
+	console *Console // nil unless run by hand on a terminal
 
 	clockMu sync.Mutex
 	lastUS  int64
@@ -90,6 +95,8 @@ func New(opts Options) (*Runtime, error) {
 	rt.Policy = WithUnwindFrames(pol)
 	rt.Main = in.newThread("MainThread", false, true)
 	rt.Main.AcquireGIL()
+	rt.console = newConsole(opts.Console)
+	rt.console.attach(rt)
 	rt.dumpOnSIGQUIT()
 	// A sleeping goroutine keeps Go's "all goroutines are asleep" check
 	// quiet: a deadlocked child must hang like the real one, not exit.
@@ -105,12 +112,15 @@ func New(opts Options) (*Runtime, error) {
 
 // dumpOnSIGQUIT answers the watchdog's SIGQUIT with the lock table and every
 // goroutine's stack, on telemetry (never fd 2), and keeps running: the
-// watchdog decides when to kill.
+// watchdog decides when to kill. Run by hand on a terminal, the dump also
+// goes to the console, and the process ends (Console).
 func (rt *Runtime) dumpOnSIGQUIT() {
 	signals.Bridge(syscall.SIGQUIT, func() {
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		rt.Tel.Emit(telemetry.Dump{Locks: rt.G.Snapshot(), Stacks: string(buf[:n])})
+		d := telemetry.Dump{Locks: rt.G.Snapshot(), Stacks: stacks()}
+		rt.Tel.Emit(d)
+		if rt.console != nil {
+			rt.console.quit(rt, d)
+		}
 	})
 }
 

@@ -30,11 +30,12 @@ const (
 type Signals struct {
 	in *Interp
 
-	mu      sync.Mutex
-	kind    HandlerKind
-	tripped bool
-	runs    int
-	onTrip  func()
+	mu        sync.Mutex
+	kind      HandlerKind
+	tripped   bool
+	runs      int
+	onTrip    func()
+	onArrival func() // a real SIGINT reached the bridge (the console's hint)
 }
 
 func newSignals(in *Interp, wake func()) *Signals {
@@ -55,6 +56,12 @@ func (s *Signals) listen() {
 	signals.Bridge(syscall.SIGINT, func() {
 		s.in.Tel.Emit(telemetry.Signal{Signal: "SIGINT"})
 		s.trip()
+		s.mu.Lock()
+		arrived := s.onArrival
+		s.mu.Unlock()
+		if arrived != nil {
+			arrived()
+		}
 	})
 }
 

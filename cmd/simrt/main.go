@@ -98,7 +98,7 @@ func run(args []string) int {
 	if prog.Raw != nil {
 		return prog.Raw()
 	}
-	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Policy: mk})
+	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Policy: mk, Console: byHandConsole()})
 	if err != nil {
 		return usageError("%v", err)
 	}
