@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -74,6 +74,9 @@ func parseChaos(args []string) (chaosOptions, error) {
 	}
 	if *repeat > 0 {
 		o.prof.Repeat = *repeat
+	}
+	if _, err := regexp.Compile(*focus); err != nil {
+		return o, fmt.Errorf("-focus: %v", err)
 	}
 	if *sh != "" {
 		if o.shard, err = shard.Parse(*sh); err != nil {
@@ -399,8 +402,7 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, running
 		cmd := exec.Command(ginkgoBin, append(args, bin)...)
 		cmd.Dir = o.root
 		cmd.Env = append(env, fmt.Sprintf("LOGJAM_REPEAT=%d", r))
-		var tail bytes.Buffer
-		cmd.Stdout = io.MultiWriter(logf, &tail)
+		cmd.Stdout = logf
 		cmd.Stderr = cmd.Stdout
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		runErr := cmd.Start()

@@ -21,6 +21,7 @@ func TestBadInputIsOneLineAndStatus2(t *testing.T) {
 		{"chaos", "-slots", "0"},
 		{"chaos", "-profile", "nosuch"},
 		{"chaos", "extra"},
+		{"chaos", "-focus", "D1 ["},
 		{"report", "merge"},
 		{"report", "merge", "-out"},
 		{"report", "merge", t.TempDir()},
