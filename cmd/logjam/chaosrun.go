@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -245,131 +242,6 @@ func runChaos(args []string, w io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// buildSuites compiles every suite's test binary and the child once per
-// state of the sources (cached under the user's cache directory, so the
-// shards run one after another build once), and links each suite binary
-// into its package folder, where Ginkgo runs a compiled suite; cleanup
-// removes the links.
-func buildSuites(ctx context.Context, root string, fams []string) (bins map[string]string, cleanup func(), cached bool, err error) {
-	bins = map[string]string{}
-	cleanup = func() {
-		for _, f := range fams {
-			if b := bins[f]; b != "" {
-				os.Remove(b)
-			}
-		}
-	}
-	key, err := sourceKey(root)
-	if err != nil {
-		return nil, cleanup, false, err
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	base = filepath.Join(base, "logjam")
-	dir := filepath.Join(base, "suites-"+key)
-	if _, err := os.Stat(filepath.Join(dir, "simrt")); err == nil {
-		cached = true
-	} else if err := buildInto(ctx, root, base, dir, fams); err != nil {
-		return nil, cleanup, false, err
-	}
-	bins["simrt"] = filepath.Join(dir, "simrt")
-	for _, f := range fams {
-		link := filepath.Join(root, "suites", f, fmt.Sprintf(".%s-%d.test", f, os.Getpid()))
-		if err := os.Symlink(filepath.Join(dir, f+".test"), link); err != nil {
-			return nil, cleanup, cached, err
-		}
-		bins[f] = link
-	}
-	return bins, cleanup, cached, nil
-}
-
-// buildInto builds into a fresh directory and renames it to dir when
-// complete (a cache entry is whole or absent); older entries are removed.
-func buildInto(ctx context.Context, root, base, dir string, fams []string) error {
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return err
-	}
-	old, _ := filepath.Glob(filepath.Join(base, "suites-*"))
-	if builds, _ := filepath.Glob(filepath.Join(base, "build-*")); len(builds) > 0 {
-		for _, b := range builds { // left by a build that was killed
-			if st, err := os.Stat(b); err == nil && time.Since(st.ModTime()) > time.Hour {
-				old = append(old, b)
-			}
-		}
-	}
-	tmp, err := os.MkdirTemp(base, "build-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	// Without DWARF the links take a third less CPU; stacks keep their
-	// names and lines.
-	tests := []string{"test", "-c", "-ldflags=-s -w", "-o", tmp + string(filepath.Separator)}
-	for _, f := range fams {
-		tests = append(tests, "./suites/"+f)
-	}
-	for _, args := range [][]string{tests, {"build", "-o", filepath.Join(tmp, "simrt"), "./cmd/simrt"}} {
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir = root
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		if out, err := cmd.CombinedOutput(); err != nil {
-			if ctx.Err() != nil {
-				return errors.New("interrupted while building the suites")
-			}
-			return fmt.Errorf("go %s: %v\n%s", strings.Join(args[:2], " "), err, out)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
-		if _, statErr := os.Stat(filepath.Join(dir, "simrt")); statErr != nil {
-			return err
-		}
-	}
-	for _, o := range old {
-		if o != dir {
-			os.RemoveAll(o)
-		}
-	}
-	return nil
-}
-
-// sourceKey hashes what the binaries are built from: every file of the
-// module (but .git, reports and other dot folders, and test binaries) and
-// the toolchain's settings.
-func sourceKey(root string) (string, error) {
-	h := sha256.New()
-	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env: %v", err)
-	}
-	h.Write(env)
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || p == filepath.Join(root, "reports")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || strings.HasSuffix(name, ".test") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "%s %d\n", strings.TrimPrefix(p, root), len(b))
-		h.Write(b)
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))[:20], err
 }
 
 // runFamily runs one family's compiled suite once per repeat, its output

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"logjam/report"
 )
@@ -139,5 +141,43 @@ func TestSourceKeyFollowsSourcesOnly(t *testing.T) {
 	write("cell/cell.go", "package cell // edited\n")
 	if key() == k0 {
 		t.Fatal("an edited source left the key as it was")
+	}
+}
+
+// An entry a run holds is never evicted; beyond the newest ones, the rest
+// are.
+func TestEvictKeepsHeldAndRecentEntries(t *testing.T) {
+	base := t.TempDir()
+	mk := func(name string, age time.Duration) string {
+		dir := filepath.Join(base, "suites-"+name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := lockEntry(dir, syscall.LOCK_SH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		then := time.Now().Add(-age)
+		os.Chtimes(dir+".lock", then, then)
+		return dir
+	}
+	current := mk("current", 0)
+	recent := mk("recent", time.Minute)
+	held := mk("held", 3*time.Hour)
+	old := mk("old", 2*time.Hour)
+	older := mk("older", 4*time.Hour)
+	h, err := lockEntry(held, syscall.LOCK_SH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	then := time.Now().Add(-3 * time.Hour) // held, but not marked used lately
+	os.Chtimes(held+".lock", then, then)
+	evict(base, current)
+	for dir, want := range map[string]bool{current: true, recent: true, old: true, held: true, older: false} {
+		if _, err := os.Stat(dir); (err == nil) != want {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(dir), err == nil, want)
+		}
 	}
 }
