@@ -211,4 +211,11 @@ var catalogue = []Info{
 		Family:   "utf8",
 		Summary:  "Error lines appended past 1024 bytes, the cut inside a character",
 		Contract: Contract{Contract: ledger.Contract{Raises: "RuntimeError"}}},
+	{ID: "R",
+		Slug:   "random-schedule",
+		Family: "random",
+		Summary: "plays a random fault schedule (-schedule: base64 of its JSON, or the JSON; GO_FAILPOINTS must be the schedule's); " +
+			"fd 2, pauses and SIGINTs as the schedule says (needs the parent: logjam chaos -random, or -replay)",
+		// The contract is the schedule's (schedule.Schedule.Contract).
+	},
 }

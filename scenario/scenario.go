@@ -61,6 +61,8 @@ type Contract struct {
 	// SigintIgnored: the parent starts the child with SIGINT ignored (as
 	// `cmd &` in a non-interactive shell does).
 	SigintIgnored bool
+	// PipeSize is the capacity of FD2ParentPipe (0: one page).
+	PipeSize int
 	ledger.Contract
 }
 

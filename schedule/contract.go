@@ -1,0 +1,41 @@
+package schedule
+
+import "logjam/scenario"
+
+// Contract is what the run of this schedule requires, as a matrix cell's
+// contract: how it ends, how the parent arranges fd 2 and its signals, and
+// what the ledger checks. It never holds a verdict.
+func (s Schedule) Contract() scenario.Contract {
+	c := scenario.Contract{Ends: scenario.EndsDone, FD2: scenario.FD2File}
+	if s.Lazy != nil {
+		c.Callbacks = s.Lazy.Callbacks()
+		return c
+	}
+	k := s.Sink
+	switch k.FD2.Kind {
+	case FD2Pipe:
+		c.FD2, c.PipeSize = scenario.FD2ParentPipe, k.FD2.Capacity
+	case FD2PTY:
+		c.FD2 = scenario.FD2PTY
+	}
+	c.FD2Stalled = k.FD2.StallMs > 0
+	c.SigintIgnored = k.SigintIgnored
+	c.Replaced = k.Replaced()
+	if k.Sigint != "" || k.Stderr.Kind == StderrInterrupt || k.Stderr.Kind == StderrSignalWait {
+		c.Interrupts = 1
+	}
+	if k.Abort != nil {
+		// The run dies in the call: no caller is left for a Ctrl-C.
+		c.Ends, c.Interrupts = scenario.EndsAbort, 0
+	}
+	return c
+}
+
+// Runtime is the policy, platform and Python the child runs with (a
+// lazy-init schedule's log path plays no part: logjam).
+func (s Schedule) Runtime() (policy, platform, python string) {
+	if s.Lazy != nil {
+		return "logjam", s.Platform, s.Python
+	}
+	return s.Policy, s.Platform, s.Python
+}

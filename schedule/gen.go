@@ -1,0 +1,214 @@
+package schedule
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"pgregory.net/rapid"
+)
+
+// Filter narrows what Gen draws: empty leaves an axis free.
+type Filter struct {
+	Family string
+	// Policies: sink policies and lazy-init variants to draw from.
+	Policies []string
+}
+
+// Check refuses a filter that leaves nothing to draw.
+func (f Filter) Check() error {
+	for _, p := range f.Policies {
+		in := slices.Contains(SinkPolicies, p) && f.Family != FamilyLazyInit || slices.Contains(LazyVariants, p) && f.Family != FamilySink
+		if !in {
+			return fmt.Errorf("policy %q is not a policy or variant of family %q (accepted: %s, %s)", p, f.Family, strings.Join(SinkPolicies, ", "), strings.Join(LazyVariants, ", "))
+		}
+	}
+	if f.Family != "" && !slices.Contains(Families, f.Family) {
+		return fmt.Errorf("family %q (accepted: %s)", f.Family, strings.Join(Families, ", "))
+	}
+	return nil
+}
+
+// Gen draws schedules that lie inside logjam's contract (docs/CONTRACT.md)
+// or on its edge. rapid shrinks each choice toward its first, smallest or
+// absent value, so a shrunk schedule has the fewest threads, calls and
+// faults and the smallest sizes that still fail.
+func Gen(f Filter) *rapid.Generator[Schedule] {
+	return rapid.Custom(func(t *rapid.T) Schedule { return Draw(t, f) })
+}
+
+// Draw draws one schedule.
+func Draw(t *rapid.T, f Filter) Schedule {
+	sinks, lazies := SinkPolicies, LazyVariants
+	if len(f.Policies) > 0 {
+		sinks = slices.DeleteFunc(slices.Clone(f.Policies), func(p string) bool { return !slices.Contains(SinkPolicies, p) })
+		lazies = slices.DeleteFunc(slices.Clone(f.Policies), func(p string) bool { return !slices.Contains(LazyVariants, p) })
+	}
+	fam := f.Family
+	switch {
+	case fam != "":
+	case len(lazies) == 0:
+		fam = FamilySink
+	case len(sinks) == 0:
+		fam = FamilyLazyInit
+	case rapid.IntRange(0, 9).Draw(t, "lazyinit?") < 8:
+		fam = FamilySink
+	default:
+		fam = FamilyLazyInit
+	}
+	if fam == FamilyLazyInit {
+		return drawLazy(t, lazies)
+	}
+	return drawSink(t, sinks)
+}
+
+func drawLazy(t *rapid.T, variants []string) Schedule {
+	variant := rapid.SampledFrom(variants).Draw(t, "variant")
+	l := &Lazy{
+		Backend: rapid.SampledFrom(LazyBackends).Draw(t, "backend"),
+		Race:    rapid.Bool().Draw(t, "race"),
+		Ops:     rapid.SliceOfN(rapid.SampledFrom([]string{OpCall, OpInit, OpCallRNG, OpCallSeed, OpGetRNG}), 0, 5).Draw(t, "ops"),
+	}
+	return Schedule{Family: FamilyLazyInit, Policy: variant, Platform: "linux", Python: "3.12", Lazy: l}
+}
+
+// Message sizes around the cuts: the exception's 127 bytes, the logger's
+// 255, the appended errors' 1024.
+var sizeBases = []int{80, 127, 255, 1024}
+
+func drawSink(t *rapid.T, policies []string) Schedule {
+	policy := rapid.SampledFrom(policies).Draw(t, "policy")
+	s := Schedule{Family: FamilySink, Policy: policy,
+		Platform: rapid.SampledFrom(Platforms).Draw(t, "platform"),
+		Python:   rapid.SampledFrom(Pythons).Draw(t, "python")}
+	k := &Sink{}
+	s.Sink = k
+
+	k.FD2.Kind = rapid.SampledFrom([]string{FD2File, FD2Pipe, FD2Wurlitzer, FD2IPyKernel, FD2PTY}).Draw(t, "fd2")
+	switch k.FD2.Kind {
+	case FD2Pipe, FD2IPyKernel, FD2Wurlitzer:
+		k.FD2.Capacity = rapid.SampledFrom([]int{4096, 8192, 16384, 65536}).Draw(t, "capacity")
+	}
+	switch k.FD2.Kind {
+	case FD2IPyKernel, FD2Wurlitzer:
+		k.FD2.Chunk = rapid.SampledFrom([]int{1000, 1024, 1, 512, 4096, 65536}).Draw(t, "chunk")
+	case FD2Pipe, FD2PTY:
+		// Every stall ends (StallMs after the first blocked write) and
+		// lasts well past the 100 ms room wait.
+		k.FD2.StallMs = rapid.SampledFrom([]int{0, 200, 400}).Draw(t, "stall_ms")
+	}
+
+	if k.FD2.Kind != FD2IPyKernel {
+		k.Stderr.Kind = rapid.SampledFrom([]string{StderrOriginal, StderrCaptured, StderrSlow, StderrOSError, StderrInterrupt, StderrSignalWait}).Draw(t, "stderr")
+	} else {
+		k.Stderr.Kind = StderrOriginal
+	}
+	switch k.Stderr.Kind {
+	case StderrSlow:
+		k.Stderr.DelayMs = rapid.IntRange(1, 30).Draw(t, "delay_ms")
+	case StderrOSError, StderrInterrupt:
+		k.Stderr.K = rapid.IntRange(1, 6).Draw(t, "k")
+		if k.Stderr.Kind == StderrInterrupt {
+			k.Stderr.How = "before"
+		}
+	}
+	k.SigintIgnored = rapid.IntRange(0, 4).Draw(t, "sigint ignored?") == 0
+
+	nThreads := rapid.IntRange(1, 4).Draw(t, "threads")
+	for i := 0; i < nThreads; i++ {
+		minCalls := 0
+		if i == 0 {
+			minCalls = 1
+		}
+		nCalls := rapid.IntRange(minCalls, 3).Draw(t, "calls")
+		var th Thread
+		for j := 0; j < nCalls; j++ {
+			th.Calls = append(th.Calls, drawCall(t, nThreads, i))
+		}
+		k.Threads = append(k.Threads, th)
+	}
+
+	// One Ctrl-C source at most: the stream's own interrupt or a real SIGINT.
+	if k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait {
+		var moments []string
+		moments = append(moments, "", SigintLine)
+		if k.FD2.Kind == FD2Pipe && k.FD2.StallMs > 0 {
+			moments = append(moments, SigintBlocked)
+		}
+		k.Sigint = rapid.SampledFrom(moments).Draw(t, "sigint")
+		if k.Sigint == SigintLine {
+			k.SigintAt = rapid.IntRange(0, k.Threads[0].Calls[0].Lines).Draw(t, "sigint_at")
+		}
+	}
+
+	// An abort ends a run with one thread, fd 2 drained by no GIL waiter
+	// (a thread that dies holding the GIL leaves a forwarder's pipe as full
+	// as it is). Without a Fatal line, the contract covers only lines that
+	// had a way out before it: sys.stderr the original, and after a stall
+	// at least one line once fd 2 has room again.
+	captured := k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer
+	if nThreads == 1 && !captured && k.Sigint != SigintBlocked && rapid.IntRange(0, 2).Draw(t, "abort?") == 0 {
+		a := &Abort{Fatal: rapid.Bool().Draw(t, "fatal")}
+		if k.Stderr.Kind != StderrOriginal {
+			// An in-memory sys.stderr dies with the process: only a Fatal
+			// line's path can save the call's own lines, and lines of
+			// earlier calls are gone whatever the sink does.
+			a.Fatal = true
+			k.Threads[0].Calls = k.Threads[0].Calls[:1]
+			if k.Sigint == SigintLine {
+				k.SigintAt = min(k.SigintAt, k.Threads[0].Calls[0].Lines)
+			}
+		}
+		least := 0
+		if !a.Fatal && k.FD2.StallMs > 0 {
+			least = 1
+		}
+		a.After = rapid.IntRange(least, 20).Draw(t, "abort after")
+		k.Abort = a
+	}
+	// A write that raises after writing half its text leaves half a line
+	// in the stream; whatever is written to it next continues that line.
+	// The contract covers it only as the stream's last write: one thread,
+	// one call, no line outside it, no daemon.
+	if k.Stderr.Kind == StderrInterrupt && nThreads == 1 && len(k.Threads[0].Calls) == 1 &&
+		rapid.Bool().Draw(t, "half?") {
+		k.Stderr.How = "half"
+		return s
+	}
+	if k.Abort == nil {
+		k.Outside = rapid.SampledFrom([]int{0, 0, 8, 128}).Draw(t, "outside")
+		// A daemon frozen by finalization inside a stream's write that
+		// released the GIL (slow, waiting for a signal) never finishes that
+		// write: no sink can deliver it.
+		if k.Stderr.Kind != StderrSlow && k.Stderr.Kind != StderrSignalWait {
+			k.Daemons = rapid.IntRange(0, 4).Draw(t, "daemons")
+		}
+	}
+	return s
+}
+
+func drawCall(t *rapid.T, threads, self int) Call {
+	c := Call{
+		Backend: rapid.IntRange(0, 1).Draw(t, "backend"),
+		Lines:   rapid.IntRange(0, 160).Draw(t, "lines"),
+		Level:   rapid.SampledFrom([]string{"I", "E"}).Draw(t, "level"),
+	}
+	c.Size = max(1, rapid.SampledFrom(sizeBases).Draw(t, "size base")+rapid.IntRange(-3, 3).Draw(t, "size delta"))
+	c.CJK = rapid.IntRange(0, 3).Draw(t, "cjk?") == 0
+	if rapid.IntRange(0, 5).Draw(t, "invalid?") == 0 {
+		c.Invalid = rapid.IntRange(1, c.Size).Draw(t, "invalid at")
+	}
+	if threads > 1 && rapid.IntRange(0, 1).Draw(t, "switch point?") == 0 {
+		other := rapid.IntRange(0, threads-2).Draw(t, "wait for")
+		if other >= self {
+			other++
+		}
+		c.WaitFor = other + 1
+	}
+	c.Yield = rapid.Bool().Draw(t, "yield")
+	if rapid.IntRange(0, 5).Draw(t, "fails?") == 0 {
+		c.Fails = true
+		c.FailChars = rapid.IntRange(30, 45).Draw(t, "fail chars")
+	}
+	return c
+}
