@@ -17,6 +17,7 @@ import (
 	"logjam/failpoints"
 	"logjam/ledger"
 	"logjam/scenario"
+	"logjam/schedule"
 	"logjam/signals"
 	"logjam/telemetry"
 	"logjam/verdict"
@@ -35,12 +36,15 @@ type Spec struct {
 	Failpoints failpoints.Set
 	// Deadline overrides the profile's (before scaling), when set.
 	Deadline time.Duration
+	// Schedule is scenario R's random schedule (schedule.Encode); its
+	// contract is the schedule's.
+	Schedule string
 }
 
 // Args is the child's command line after the binary.
 func (s Spec) Args() []string {
 	a := []string{"-scenario", s.Scenario}
-	for _, kv := range [][2]string{{"-policy", s.Policy}, {"-platform", s.Platform}, {"-python", s.Python}, {"-variant", s.Variant}, {"-backend", s.Backend}} {
+	for _, kv := range [][2]string{{"-policy", s.Policy}, {"-platform", s.Platform}, {"-python", s.Python}, {"-variant", s.Variant}, {"-backend", s.Backend}, {"-schedule", s.Schedule}} {
 		if kv[1] != "" {
 			a = append(a, kv[0], kv[1])
 		}
@@ -78,6 +82,14 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if err := spec.Failpoints.Validate(); err != nil {
 		return nil, err
 	}
+	contract := prog.Contract
+	if spec.Schedule != "" {
+		s, err := schedule.Decode(spec.Schedule)
+		if err != nil {
+			return nil, err
+		}
+		contract = s.Contract()
+	}
 	// A CPU slot while the child computes; given back when it can only
 	// wait for its deadline (a reported cycle, or a program that blocks by
 	// design once it speaks) or is done.
@@ -86,14 +98,14 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		return nil, err
 	}
 	defer release()
-	fd2, err := arrangeFD2(prog.Contract.FD2, prog.Contract.FD2Stalled)
+	fd2, err := arrangeFD2(contract.FD2, contract.FD2Stalled, contract.PipeSize)
 	if err != nil {
 		return nil, err
 	}
 
 	// SIGINT's disposition at start is the contract's, never the caller's.
 	sigint := signals.Default
-	if prog.Contract.SigintIgnored {
+	if contract.SigintIgnored {
 		sigint = signals.Ignored
 	}
 	args := append([]string{"-sigint", string(sigint)}, spec.Args()...)
@@ -117,7 +129,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		OnEvent: func(ev watchdog.Event) {
 			fd2.onEvent(ev)
 			sig.OnEvent(ev)
-			if ev.Ev == telemetry.KindCycle || prog.Contract.Ends == scenario.EndsKilled {
+			if ev.Ev == telemetry.KindCycle || contract.Ends == scenario.EndsKilled {
 				release()
 			}
 		},
@@ -139,7 +151,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if res.Cycle != nil {
 		out.Cycle = res.Cycle.Text()
 	}
-	out.Observed = classify(prog.Contract, res, fd2Bytes, out)
+	out.Observed = classify(contract, res, fd2Bytes, out)
 	return out, nil
 }
 

@@ -35,7 +35,7 @@ type fd2Arrangement struct {
 	done   bool
 }
 
-func arrangeFD2(kind scenario.FD2, stalled bool) (*fd2Arrangement, error) {
+func arrangeFD2(kind scenario.FD2, stalled bool, pipeSize int) (*fd2Arrangement, error) {
 	a := &fd2Arrangement{}
 	switch kind {
 	case scenario.FD2File, "":
@@ -45,7 +45,10 @@ func arrangeFD2(kind scenario.FD2, stalled bool) (*fd2Arrangement, error) {
 		}
 		a.file, a.child = f, f
 	case scenario.FD2ParentPipe:
-		p, err := pipes.New(ParentPipeSize)
+		if pipeSize == 0 {
+			pipeSize = ParentPipeSize
+		}
+		p, err := pipes.New(pipeSize)
 		if err != nil {
 			return nil, fmt.Errorf("fd 2 as a parent-drained pipe: %w", err)
 		}

@@ -10,6 +10,8 @@ import (
 type ForwarderStyle struct {
 	Name  string
 	Chunk int // bytes one os.read asks for
+	// Capacity of the capture pipe (0: CapturePipeSize).
+	Capacity int
 }
 
 // The forwarders of FACTS.md.

@@ -23,7 +23,11 @@ func (rt *Runtime) CaptureFD2(style ForwarderStyle, sink Stream) (*FD2Capture, e
 		return nil, os.NewSyscallError("pipe2", err)
 	}
 	w := os.NewFile(uintptr(p[1]), "capture pipe")
-	if _, err := pipes.SetCapacity(w, CapturePipeSize); err != nil {
+	size := style.Capacity
+	if size == 0 {
+		size = CapturePipeSize
+	}
+	if _, err := pipes.SetCapacity(w, size); err != nil {
 		unix.Close(p[0])
 		w.Close()
 		return nil, err
@@ -48,7 +52,7 @@ func (rt *Runtime) CaptureFD2(style ForwarderStyle, sink Stream) (*FD2Capture, e
 	c := &FD2Capture{rt: rt, style: style, sink: sink, read: p[0], saved: saved}
 	c.F = rt.In.StartNative(style.Name+" forwarder", true, c.forward)
 	rt.FD2.SetDrainer(c.F)
-	rt.Tel.Emit(telemetry.CaptureFD2{Style: style.Name, Chunk: style.Chunk, Pipe: CapturePipeSize, Forwarder: c.F.Name})
+	rt.Tel.Emit(telemetry.CaptureFD2{Style: style.Name, Chunk: style.Chunk, Pipe: size, Forwarder: c.F.Name})
 	return c, nil
 }
 

@@ -41,6 +41,7 @@ func run(args []string) int {
 	python := fs.String("python", "3.12", "Python version, 3.11 to 3.15 (X.Y or X.Y.Z)")
 	variant := fs.String("variant", "", "lazy-init variant for L scenarios: old, initfast, norace, fixed")
 	backend := fs.String("backend", "", "lazy-init backend for L scenarios: cuda, xpu, mtia")
+	sched := fs.String("schedule", "", "random schedule for scenario R (base64 of its JSON, or the JSON); it names the policy, platform and Python")
 	list := fs.Bool("list", false, "list every scenario with its parameters")
 	sigint := fs.String("sigint", "", "SIGINT at start: default, or ignored (as `cmd &` in a non-interactive shell starts it); unset: the caller's")
 	sigintIgnored := fs.Bool("sigint-ignored", false, "the same as -sigint ignored")
@@ -76,6 +77,9 @@ func run(args []string) int {
 	if _, err := failpoints.Parse(os.Getenv("GO_FAILPOINTS")); err != nil {
 		return usageError("GO_FAILPOINTS: %v", err)
 	}
+	if err := applySchedule(fs, prog.ID, *sched, policyName, platform, python); err != nil {
+		return usageError("%v", err)
+	}
 	plat, err := sim.ParsePlatform(*platform)
 	if err != nil {
 		return usageError("%v", err)
@@ -104,7 +108,7 @@ func run(args []string) int {
 	}
 	scope := failpoints.NewScope()
 	defer scope.Close()
-	env := &programs.Env{RT: rt, Main: rt.Main, FP: scope, Variant: *variant, Backend: *backend}
+	env := &programs.Env{RT: rt, Main: rt.Main, FP: scope, Variant: *variant, Backend: *backend, Schedule: *sched}
 	if exc := prog.Run(env); exc != nil {
 		rt.Tel.Emit(telemetry.Exception{Thread: rt.Main.Name, Type: exc.Type, Text: exc.Msg, Escaped: true})
 		_ = rt.In.Stderr().Write(rt.Main, exc.Traceback()+"\n")

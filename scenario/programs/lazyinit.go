@@ -96,8 +96,15 @@ func lazyQueuedDuringDrain(e *Env) *sim.PyErr {
 // back after B has set _initialized and released the lock. The barrier is a
 // wait for a state of the graph (Graph.WaitUntil), never for time.
 func lazyForcedRace(e *Env) *sim.PyErr {
-	in := e.RT.In
 	m := e.lazyMachine()
+	forcedRace(e, m)
+	e.lazyReport(m)
+	return nil
+}
+
+// forcedRace plays L3's race on m (random schedules play it too).
+func forcedRace(e *Env, m *lazyinit.Machine) {
+	in := e.RT.In
 	m.LazyCall(e.Main, m.NewCallback("lambda: record('queued before the race')", nil), lazyinit.Plain)
 
 	aPaused := in.NewEvent("A passed the fast-path checks")
@@ -128,6 +135,4 @@ func lazyForcedRace(e *Env) *sim.PyErr {
 	})
 	e.Main.Join(a)
 	e.Main.Join(b)
-	e.lazyReport(m)
-	return nil
 }

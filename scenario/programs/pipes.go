@@ -34,7 +34,7 @@ const (
 func captureFD2(e *Env, style sim.ForwarderStyle) *sim.FD2Capture {
 	in := e.RT.In
 	var sink *sim.MemStream
-	if style == sim.IPyKernel {
+	if style.Name == sim.IPyKernel.Name {
 		sink = sim.NewMemStream("OutStream")
 		in.SetStderr(sink)
 	} else {

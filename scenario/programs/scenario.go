@@ -32,6 +32,8 @@ type Env struct {
 	FP   *failpoints.Scope
 	// Variant and Backend are the lazy-init flags (L scenarios).
 	Variant, Backend string
+	// Schedule is the -schedule flag (R).
+	Schedule string
 }
 
 var registry = map[string]*Program{}

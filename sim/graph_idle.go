@@ -1,0 +1,57 @@
+package sim
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"logjam/pipes"
+)
+
+// WaitUntilIdle blocks until t waits for something (a lock, the GIL, room
+// on fd 2, an event) or has ended: a seeded switch point lets t run up to
+// its next wait before going on, whatever the machine's timing.
+func (g *Graph) WaitUntilIdle(t *Thread) {
+	g.WaitUntil(func() bool { return t.waiting != nil || t.ended })
+}
+
+// WaitUntilAnyWaits blocks until some thread waits for r and returns the
+// first such thread (in the order threads were made).
+func (g *Graph) WaitUntilAnyWaits(r Resource) *Thread {
+	var found *Thread
+	g.WaitUntil(func() bool {
+		for _, t := range g.threads {
+			if !t.ended && t.waiting == r {
+				found = t
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// WaitDrained is native work that goes on until everything written to
+// fd 2 has been read (a pipe's FIONREAD, a terminal's TIOCOUTQ at 0): the
+// delegate keeps the GIL, as the bindings do, and the wait-for graph shows
+// it waiting for whoever drains fd 2. A file is always drained.
+func (rt *Runtime) WaitDrained(t *Thread) {
+	var queued func() (int, error)
+	switch rt.FD2.Kind {
+	case FDPipe:
+		queued = func() (int, error) { return pipes.Queued(2) }
+	case FDTTY:
+		queued = func() (int, error) { return unix.IoctlGetInt(2, unix.TIOCOUTQ) }
+	default:
+		return
+	}
+	rt.G.waitOn(t, rt.FD2.Room(), func() {
+		for {
+			n, err := queued()
+			if err != nil || n == 0 {
+				return
+			}
+			time.Sleep(time.Millisecond) // a condition polled, not a guessed delay
+		}
+	})
+}
