@@ -4,6 +4,7 @@
 // not come out as expected.
 //
 //	logjam chaos [-profile local|nightly|focus] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR]
+//	logjam chaos -random N [-seed S] [-policy P] [-family F] | -replay SCHEDULE
 //	logjam report [DIR] | report merge [-out DIR] SHARD_DIR... | report diff DIR_A DIR_B
 //	logjam replay [-n N] BUNDLE_DIR
 package main
@@ -27,6 +28,9 @@ func run(args []string, w io.Writer) int {
 	}
 	switch args[0] {
 	case "chaos":
+		if isRandom(args[1:]) {
+			return randomChaos(args[1:], w) // random.go
+		}
 		return runChaos(args[1:], w)
 	case "report":
 		return reportCmd(args[1:], w)
