@@ -192,12 +192,14 @@ func (p *adaptiveSink) ExceptionText(main, appended []byte) (string, *sim.PyErr)
 
 // logjamSink is ours: merged, plus recovery after a stall, no blocking
 // write with the GIL held outside a call, the flush's exception re-raised
-// as itself, and a counted note for a daemon's unwritten lines.
+// as itself, and a counted note for a daemon's unwritten lines; fd-2
+// writes under the stdio lock, taken with the GIL released or only tried
+// (docs/CONTRACT.md: the findings of random search).
 type logjamSink struct {
 	*adaptiveSink
 
 	mu      sync.Mutex
-	outside keep.Buffer // lines logged outside a call while fd 2 had no room
+	outside keep.Buffer // lines logged outside a call while fd 2 had no room or sys.stderr was replaced
 	lostN   int         // a daemon's lines that could not be written
 	lostB   int
 }
@@ -206,83 +208,193 @@ func newLogjamSink(k *kit) *logjamSink {
 	r := mergedRules
 	r.name = "logjam"
 	p := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: r}}
-	k.rt.In.AtExit(func(t *sim.Thread) { p.flushOutside(t, "at exit") })
+	k.rt.In.AtTeardown(p.daemonNote)
+	k.rt.In.AtExit(func(t *sim.Thread) {
+		// An exception in an atexit callback is reported, not lost.
+		if err := p.flushOutside(t, "at exit"); err != nil {
+			k.rt.Tel.Emit(telemetry.Exception{Thread: t.Name, Call: "atexit", Type: err.Type, Text: err.Msg})
+		}
+	})
 	return p
 }
 
+// Emit is merged's, except that a line goes to fd 2 only when the stdio
+// lock is free as well as fd 2 has room: a thread holding the GIL never
+// waits for a writer that may itself wait for a GIL waiter (a flush blocked
+// on a forwarder's pipe), and never lands inside another writer's line.
+// Outside a call, with sys.stderr replaced, a line waits for the next
+// outermost exit (or the exit) to go to it, never to fd 2.
 func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
+	c := p.call(t)
 	switch {
-	case l.Level == sim.Fatal || (t.InCall() && !p.call(t).stalled):
+	case l.Level == sim.Fatal:
 		p.adaptiveSink.Emit(t, l)
-	case t.InCall(): // stalled: re-check with no wait; on room, catch up and go direct
-		if p.roomCheck(0, true) {
-			p.directAll(t, p.take(t), "room again after a stall")
-			p.call(t).direct, p.call(t).stalled = true, false
-			p.directLine(t, l, "direct again after a stall")
+	case t.InCall() && c.direct:
+		if p.roomCheck(RoomWait, true) && p.tryDirect(t, l, "direct, room on fd 2") {
+			return
+		}
+		c.direct, c.stalled = false, true
+		p.keep(t, l, "no room on fd 2 (or another writer) for 100 ms")
+	case t.InCall() && c.stalled: // re-check with no wait; on room, catch up and go direct
+		if p.roomCheck(0, true) && p.rt.Stdio.TryAcquire(t) {
+			p.directAllLocked(t, p.take(t), "room again after a stall")
+			c.direct, c.stalled = true, false
+			p.rt.Route(t, l, "fd2", "direct again after a stall")
+			p.rt.FD2.WriteDirect(t, l.Bytes)
+			p.rt.Stdio.Release(t)
 			return
 		}
 		p.keep(t, l, "fd 2 still stalled")
+	case t.InCall():
+		p.keep(t, l, "sys.stderr replaced")
 	default:
 		wait := RoomWait
 		if t.HoldsGIL() {
 			wait = 0 // never block while holding the GIL
 		}
-		if p.roomCheck(wait, true) {
-			p.directLine(t, l, "outside a call, room on fd 2")
+		if !p.rt.In.StderrReplaced() && p.roomCheck(wait, true) && p.tryDirect(t, l, "outside a call, room on fd 2") {
 			return
 		}
 		p.mu.Lock()
 		p.outside.Add(l.Bytes)
 		p.mu.Unlock()
-		p.rt.Route(t, l, "kept", "outside a call, no room: kept process-wide")
+		p.rt.Route(t, l, "kept", "outside a call, sys.stderr replaced or no room: kept process-wide")
 	}
 }
 
-func (p *logjamSink) Exit(t *sim.Thread) *sim.PyErr {
-	p.flushOutside(t, "next outermost exit")
-	tk := p.take(t)
-	if tk.empty() {
-		return nil
+// tryDirect writes the line to fd 2 if the stdio lock is free.
+func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, why string) bool {
+	if !p.rt.Stdio.TryAcquire(t) {
+		return false
 	}
-	if p.daemonRule(t) {
-		n, b := p.directWhileRoom(t, tk, true)
-		if n > 0 {
-			p.mu.Lock()
-			p.lostN += n
-			p.lostB += b
-			p.mu.Unlock()
-		}
+	p.rt.Route(t, l, "fd2", why)
+	p.rt.FD2.WriteDirect(t, l.Bytes)
+	p.rt.Stdio.Release(t)
+	return true
+}
+
+// directAllLocked is directAll with the stdio lock already held.
+func (p *logjamSink) directAllLocked(t *sim.Thread, tk taken, why string) {
+	p.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: why})
+	if tk.note != nil {
+		p.rt.FD2.WriteDirect(t, tk.note)
+	}
+	for _, l := range tk.lines {
+		p.rt.FD2.WriteDirect(t, l)
+	}
+}
+
+// writeReleased writes kept lines to fd 2 at an outermost exit (or at
+// exit), where no backend lock is held: the GIL is released first, so a
+// forwarder that needs it can drain fd 2, and the stdio lock is held, so no
+// other line lands inside them. A Ctrl-C meanwhile stays pending for the
+// eval loop.
+func (p *logjamSink) writeReleased(t *sim.Thread, tk taken, why string) {
+	t.ReleaseGIL()
+	p.rt.Stdio.Acquire(t)
+	p.directAllLocked(t, tk, why)
+	p.rt.Stdio.Release(t)
+	t.AcquireGIL()
+}
+
+// flushTo is the flush of kept lines at an outermost exit: to fd 2 as
+// writeReleased does while sys.stderr is the original, else a Python write
+// to it; if that raises, the lines go to fd 2 as writeReleased does, and
+// the exception is returned to be re-raised as itself.
+func (p *logjamSink) flushTo(t *sim.Thread, tk taken, why string) *sim.PyErr {
+	if !p.rt.In.StderrReplaced() {
+		p.rt.Tel.Emit(telemetry.Flush{Thread: t.Name, Lines: len(tk.lines), Note: string(tk.note), To: "fd 2 (sys.stderr is the original)"})
+		p.writeReleased(t, tk, why)
 		return nil
 	}
 	if err := p.flushEscaped(t, tk); err != nil {
-		p.directAll(t, tk, "flush raised "+err.Type)
-		return err // re-raised as itself: the handler ran once
+		p.writeReleased(t, tk, why+": flush raised "+err.Type)
+		return err
 	}
 	return nil
 }
 
-// flushOutside writes the process-wide kept lines and the daemon note
-// through sys.stderr, falling back to fd 2.
-func (p *logjamSink) flushOutside(t *sim.Thread, why string) {
+func (p *logjamSink) Exit(t *sim.Thread) *sim.PyErr {
+	outErr := p.flushOutside(t, "next outermost exit")
+	tk := p.take(t)
+	if tk.empty() {
+		return outErr
+	}
+	if p.daemonRule(t) {
+		p.daemonDirect(t, tk)
+		return outErr
+	}
+	if t.Daemon {
+		// A daemon thread never waits on fd 2: the interpreter may exit
+		// under it, and a write in flight dies with the process.
+		if !p.rt.In.StderrReplaced() {
+			p.daemonDirect(t, tk)
+			return outErr
+		}
+		if err := p.flushEscaped(t, tk); err != nil {
+			p.daemonDirect(t, tk)
+			return err
+		}
+		return outErr
+	}
+	if err := p.flushTo(t, tk, "outermost exit"); err != nil {
+		return err // re-raised as itself: the handler ran once
+	}
+	return outErr
+}
+
+// daemonNote writes the left-out note for the daemons' unwritten lines
+// when finalization tears the module down: every daemon thread has met its
+// fate by then, so the count is final. It goes to sys.stderr if that was
+// replaced (falling back to fd 2), else to fd 2; the GIL is held and no
+// other thread can run.
+func (p *logjamSink) daemonNote(t *sim.Thread) {
+	p.mu.Lock()
+	n, b := p.lostN, p.lostB
+	p.lostN, p.lostB = 0, 0
+	p.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	tk := taken{note: keep.FormatNote(n, b)}
+	if p.rt.In.StderrReplaced() && p.flushEscaped(t, tk) == nil {
+		return
+	}
+	p.directAll(t, tk, "the daemons' left-out note at teardown")
+}
+
+// daemonDirect writes a daemon's kept lines while fd 2 has room and counts
+// the rest for the left-out note written at teardown.
+func (p *logjamSink) daemonDirect(t *sim.Thread, tk taken) {
+	n, b := p.directWhileRoom(t, tk, true)
+	if n > 0 {
+		p.mu.Lock()
+		p.lostN += n
+		p.lostB += b
+		p.mu.Unlock()
+	}
+}
+
+// flushOutside writes the process-wide kept lines (flushTo) and returns
+// what the flush raised. A daemon thread leaves them to the next thread or
+// the exit: its flush could release the GIL while the interpreter
+// finalizes, and a forced unwind from there aborts.
+func (p *logjamSink) flushOutside(t *sim.Thread, why string) *sim.PyErr {
+	if t.Daemon {
+		return nil
+	}
 	p.mu.Lock()
 	note, lines := p.outside.Take()
-	if p.lostN > 0 {
-		extra := keep.FormatNote(p.lostN, p.lostB)
-		note = append(extra, note...)
-		p.lostN, p.lostB = 0, 0
-	}
 	p.mu.Unlock()
 	tk := taken{note: note, lines: lines}
 	if tk.empty() {
-		return
+		return nil
 	}
 	if !t.HoldsGIL() {
 		t.AcquireGIL()
 		defer t.ReleaseGIL()
 	}
-	if err := p.flushEscaped(t, tk); err != nil {
-		p.directAll(t, tk, why+": flush raised "+err.Type)
-	}
+	return p.flushTo(t, tk, why)
 }
 
 // joinExceptionText is pytext.FullExceptionText for text already decoded
