@@ -28,6 +28,8 @@ type Profile struct {
 	Seed         int64         `yaml:"seed"`
 	Repeat       int           `yaml:"repeat"`
 	GraceFloor   time.Duration `yaml:"grace_floor"`
+	// Random are the knobs of suites/random (random.go).
+	Random Random `yaml:"random"`
 }
 
 // ScaledDeadline is the deadline times the scale knob.
@@ -51,7 +53,7 @@ func Load(path, profile string) (Profile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
-		return Profile{}, fmt.Errorf("%s is malformed: %v (expected: profiles: {<name>: {deadline, timeout_scale, mode, seed, repeat, grace_floor}})", path, err)
+		return Profile{}, fmt.Errorf("%s is malformed: %v (expected: profiles: {<name>: {deadline, timeout_scale, mode, seed, repeat, grace_floor, random}})", path, err)
 	}
 	p, ok := f.Profiles[profile]
 	if !ok {
@@ -77,7 +79,13 @@ func Load(path, profile string) (Profile, error) {
 		}
 		p.Seed = v
 	}
-	return p, p.validate(path)
+	if err := p.Random.fromEnv(); err != nil {
+		return Profile{}, err
+	}
+	if err := p.validate(path); err != nil {
+		return Profile{}, err
+	}
+	return p, p.Random.validate(path, p.Name)
 }
 
 func (p Profile) validate(path string) error {

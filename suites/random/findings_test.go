@@ -1,0 +1,80 @@
+package random_test
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"logjam/cell"
+	"logjam/chaos"
+	"logjam/schedule"
+	"logjam/suites/suitekit"
+)
+
+// finding is a row of the matrix that random search found: a shrunk
+// schedule (see docs/CONTRACT.md, "Findings of random search") played under
+// each policy, with the verdict each gave. The older policies' failures
+// are its negative controls; logjam failed it before its fix.
+type finding struct {
+	id, slug, schedule string
+	verdicts           []string // pystderr, fd2, buffered, adaptive, merged, logjam
+}
+
+var findingRows = []finding{
+	{"RF1", "destructor-logs-outside-call-stderr-captured",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":1,"size":80,"level":"I"}]}],"outside":8}}`,
+		[]string{"OK", "MISROUTED", "MISROUTED", "MISROUTED", "MISROUTED", "OK"}},
+	{"RF2", "failing-stderr-fallback-on-forwarder-pipe",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"oserror","k":1},"threads":[{"calls":[{"backend":0,"lines":64,"size":127,"level":"I"}]}]}}`,
+		[]string{"LOST", "HANG", "HANG", "HANG", "HANG", "OK"}},
+	{"RF3", "flush-blocked-part-way-another-thread-writes",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":8192,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":1,"size":130,"level":"E","cjk":true},{"backend":1,"lines":117,"size":80,"level":"E","cjk":true,"wait_for":4}]},{"calls":null},{"calls":[{"backend":1,"lines":1,"size":127,"level":"E"}]},{"calls":null}]}}`,
+		[]string{"HANG", "HANG", "OK", "LOST", "LOST", "OK"}},
+	{"RF4", "daemon-flushes-process-wide-lines-at-exit",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"outside":128,"daemons":1}}`,
+		[]string{"CRASH", "HANG", "HANG", "HANG", "HANG", "OK"}},
+}
+
+var findings = func() []TableEntry {
+	var es []TableEntry
+	for _, f := range findingRows {
+		for i, p := range schedule.SinkPolicies {
+			js := strings.Replace(f.schedule, `"policy":"logjam"`, fmt.Sprintf("%q:%q", "policy", p), 1)
+			labels := Label("finding", p)
+			if f.verdicts[i] != "OK" {
+				labels = append(labels, "negative-control")
+			}
+			es = append(es, Entry(fmt.Sprintf("%s %s [policy=%s]", f.id, f.slug, p), labels, f.id, js, f.verdicts[i]))
+		}
+	}
+	return es
+}()
+
+// shrunk are schedules `logjam chaos -random` shrank, pasted as it prints
+// them (its "entry:" lines): the verdict each gave, kept as a regression.
+var shrunk = []TableEntry{}
+
+var _ = Describe("findings of random search", func() {
+	suitekit.LinuxOnly("real pipes, ptys and signals under every schedule")
+
+	DescribeTable("a shrunk schedule as a matrix row (RF*): each policy's verdict",
+		func(ctx SpecContext, id, js, expected string) {
+			s, err := schedule.Decode(js)
+			Expect(err).NotTo(HaveOccurred())
+			pol, plat, py := s.Runtime()
+			suitekit.CheckAs(ctx, id, cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(),
+				Policy: pol, Platform: plat, Python: py, Deadline: chaos.Deadline}, expected)
+		},
+		findings)
+
+	DescribeTable("a shrunk schedule keeps its verdict",
+		func(ctx SpecContext, js, expected string) {
+			s, err := schedule.Decode(js)
+			Expect(err).NotTo(HaveOccurred())
+			out := run(ctx, s)
+			Expect(string(out.Observed)).To(Equal(expected), func() string { return failure(0, schedule.Filter{}, s, out) })
+		},
+		shrunk)
+})

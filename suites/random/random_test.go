@@ -1,0 +1,86 @@
+package random_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"logjam/cell"
+	"logjam/chaos"
+	"logjam/report"
+	"logjam/schedule"
+	"logjam/suites/suitekit"
+	"logjam/verdict"
+)
+
+// The random family: the profile's random knobs (ginkgo.yml) choose how
+// many schedules, from which seed, over which policies; each run is an
+// Entry named by its seed, so --focus 'seed=123\b' reruns one.
+var _ = Describe("random fault schedules", func() {
+	suitekit.LinuxOnly("real pipes, ptys and signals under every schedule")
+
+	knobs := suitekit.Profile.Random
+	seed := knobs.Seed
+	if seed == 0 && knobs.Runs > 0 {
+		seed = uint64(time.Now().UnixNano() % 1_000_000_000)
+		fmt.Printf("random: the profile's seed is 0: picked %d (rerun with LOGJAM_RANDOM_SEED=%d)\n", seed, seed)
+	}
+	filter := schedule.Filter{Family: knobs.Family, Policies: knobs.Policies}
+	var entries []TableEntry
+	for i := 0; i < knobs.Runs; i++ {
+		s := chaos.SeedOf(seed, i)
+		sched := chaos.Draw(s, filter)
+		entries = append(entries, Entry(fmt.Sprintf("R seed=%d [%s policy=%s]", s, sched.Family, sched.Policy), Label(sched.Policy), s))
+	}
+
+	DescribeTable("a run of logjam or fixed is OK; a run of an older policy gives the same verdict twice",
+		func(ctx SpecContext, seed uint64) {
+			s := chaos.Draw(seed, filter)
+			out := run(ctx, s)
+			AddReportEntry("random", map[string]any{"seed": seed, "class": chaos.Class(s, out.Observed, out.Cycle), "observed": out.Observed,
+				"reason": out.Reason, "schedule": string(s.JSON())}, ReportEntryVisibilityNever)
+			if s.Policy == "logjam" || s.Policy == "fixed" {
+				Expect(out.Observed).To(Equal(verdict.OK), func() string { return failure(seed, filter, s, out) })
+				return
+			}
+			again := run(ctx, s)
+			Expect(again.Observed).To(Equal(out.Observed), func() string {
+				return fmt.Sprintf("the replay gave another verdict (%s, then %s): a verdict that depends on timing is a scenario bug\n%s",
+					out.Observed, again.Observed, failure(seed, filter, s, out))
+			})
+		},
+		entries)
+})
+
+func run(ctx SpecContext, s schedule.Schedule) *cell.Outcome {
+	GinkgoHelper()
+	out, err := chaos.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}.Run(ctx, s)
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+// failure says what failed and how to rerun it, and leaves an evidence
+// bundle.
+func failure(seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outcome) string {
+	name := CurrentSpecReport().LeafNodeText
+	dir := report.BundleDir(filepath.Join(suitekit.Root, "reports"), name)
+	c := report.Cell{ID: "R", Name: name, Family: "random", Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python,
+		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: chaos.SeedCommand(seed, f),
+		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
+	b := report.Bundle{Cell: c, FD2: out.FD2}
+	if out.Result != nil {
+		b.Stdout, b.Events = out.Result.Stdout, out.Result.Events
+	}
+	if err := report.WriteBundle(dir, b); err != nil {
+		dir = "(could not write: " + err.Error() + ")"
+	}
+	msg := fmt.Sprintf("%s: observed %s\nreason: %s\n", chaos.Class(s, out.Observed, out.Cycle), out.Observed, out.Reason)
+	if out.Cycle != "" {
+		msg += "cycle: " + out.Cycle + "\n"
+	}
+	return msg + "rerun this run: " + chaos.SeedCommand(seed, f) + "\nreplay exactly: " + chaos.ReplayCommand(s) +
+		"\nschedule: " + string(s.JSON()) + "\nevidence bundle: " + dir + "\n"
+}
