@@ -107,7 +107,7 @@ func TestProgressLineHasNoColourOffATerminal(t *testing.T) {
 	}
 }
 
-// The build cache's key follows every source file, and nothing that a run
+// The build cache's key follows the build's inputs, and nothing that a run
 // leaves behind.
 func TestSourceKeyFollowsSourcesOnly(t *testing.T) {
 	root := t.TempDir()
@@ -135,9 +135,18 @@ func TestSourceKeyFollowsSourcesOnly(t *testing.T) {
 	write("reports/matrix.json", "[]")
 	write(".git/HEAD", "ref")
 	write("suites/a/.a-1.test", "binary")
+	write("README.md", "docs")
+	write("scripts/x.sh", "echo")
 	if key() != k0 {
-		t.Fatal("reports/, .git or a suite binary changed the key")
+		t.Fatal("reports/, .git, a suite binary, docs or a script changed the key")
 	}
+	write("cell/embed.go", "package cell\n//go:embed x.txt\n")
+	k1 := key()
+	write("cell/x.txt", "embedded")
+	if key() == k1 {
+		t.Fatal("an embedded file left the key as it was")
+	}
+	write("cell/embed.go", "package cell\n")
 	write("cell/cell.go", "package cell // edited\n")
 	if key() == k0 {
 		t.Fatal("an edited source left the key as it was")

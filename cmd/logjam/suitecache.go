@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -165,11 +166,14 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 	return nil
 }
 
-// sourceKey hashes what the binaries are built from: every file of the
-// module (but .git, reports and other dot folders, and test binaries) and
-// the toolchain's settings.
+// sourceKey hashes what the binaries are built from: the module's Go
+// build inputs (sources, go.mod, go.sum; every file once a //go:embed
+// appears), outside .git, reports and other dot folders, and the
+// toolchain's settings. Docs and scripts do not force a rebuild.
 func sourceKey(root string) (string, error) {
 	h := sha256.New()
+	var others []string
+	embeds := false
 	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env: %v", err)
@@ -193,9 +197,35 @@ func sourceKey(root string) (string, error) {
 		if err != nil {
 			return err
 		}
+		if strings.HasSuffix(name, ".go") && bytes.Contains(b, []byte("//go:embed")) {
+			embeds = true
+		}
+		if !buildInput(name) {
+			others = append(others, p)
+			return nil
+		}
 		fmt.Fprintf(h, "%s %d\n", strings.TrimPrefix(p, root), len(b))
 		h.Write(b)
 		return nil
 	})
+	if err == nil && embeds { // an embedded file can be anything: hash them all
+		for _, p := range others {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "%s %d\n", strings.TrimPrefix(p, root), len(b))
+			h.Write(b)
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))[:20], err
+}
+
+// buildInput says whether go build reads a file of this name.
+func buildInput(name string) bool {
+	switch filepath.Ext(name) {
+	case ".go", ".s", ".c", ".h", ".cc", ".cpp", ".hh", ".hpp", ".syso":
+		return true
+	}
+	return name == "go.mod" || name == "go.sum"
 }
