@@ -20,12 +20,13 @@ RANDOM_RUNS="${RANDOM_RUNS:-1000}"
 
 usage() { echo "usage: scripts/nightly.sh shard K/N | random BLOCK | merge DIR... | local [N]" >&2; exit 2; }
 
+bin_dir="$(mktemp -d)"
+trap 'rm -rf "$bin_dir"' EXIT
 logjam() {
-  if [ -z "${LOGJAM_BIN:-}" ]; then
-    LOGJAM_BIN="$(mktemp -d)/logjam"
-    go build -o "$LOGJAM_BIN" ./cmd/logjam || exit 2
+  if [ ! -x "$bin_dir/logjam" ]; then
+    go build -o "$bin_dir/logjam" ./cmd/logjam || exit 2
   fi
-  "$LOGJAM_BIN" "$@"
+  "$bin_dir/logjam" "$@"
 }
 
 # worst keeps the worse of two exit statuses (2 > 1 > 0).
