@@ -31,7 +31,7 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 	type famView struct {
 		Family
 		Cols []string
-		Rows []rowView
+		Grid []rowView
 	}
 	var views []famView
 	var failing []*cellView
@@ -63,7 +63,7 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 				}
 				rv.Cells = append(rv.Cells, cv)
 			}
-			fv.Rows = append(fv.Rows, rv)
+			fv.Grid = append(fv.Grid, rv)
 		}
 		views = append(views, fv)
 	}
@@ -148,11 +148,11 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 {{end}}</ul>{{end}}
 {{range .Families}}
 <section id="family-{{.Name}}">
-<h2>{{.Name}}: {{len .Rows}} cells, {{.AsExpected}} as expected, {{.Not}} not{{if .Flaky}}, {{.Flaky}} flaky{{end}}, {{printf "%.1f" .Seconds}} s</h2>
+<h2>{{.Name}}: {{len .Family.Rows}} cells, {{.AsExpected}} as expected, {{.Not}} not{{if .Flaky}}, {{.Flaky}} flaky{{end}}, {{printf "%.1f" .Seconds}} s</h2>
 <table>
 <thead><tr><th>id</th>{{range .Cols}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr><th>{{.Label}}</th>{{range .Cells}}{{if .}}<td id="{{anchor .Row.Name}}" class="cell {{.Class}}{{if .Unexpected}} unexpected{{end}}" data-cell="{{.Row.Name}}" data-verdict="{{.Verdict}}" data-expected="{{.Row.Expected}}" title="{{.Tip}}">
+{{range .Grid}}<tr><th>{{.Label}}</th>{{range .Cells}}{{if .}}<td id="{{anchor .Row.Name}}" class="cell {{.Class}}{{if .Unexpected}} unexpected{{end}}" data-cell="{{.Row.Name}}" data-verdict="{{.Verdict}}" data-expected="{{.Row.Expected}}" title="{{.Tip}}">
 {{.Verdict}}{{if .Unexpected}} <span class="exp">(expected {{.Row.Expected}})</span>{{end}}
 {{if .Flaky}}<div class="exp">{{.Row.Observations}}</div>{{end}}
 {{if .Cycle}}<details><summary>cycle</summary><pre>{{.Cycle}}</pre></details>{{end}}

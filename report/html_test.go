@@ -108,7 +108,7 @@ func TestHTMLLoadsInHeadlessChromiumAndShowsEveryCell(t *testing.T) {
 	if m := shownAttr.FindStringSubmatch(dom); m[1] != "5" || len(shown) != 5 {
 		t.Errorf("the page counted %s cells and the DOM has %d; want 5", m[1], len(shown))
 	}
-	for _, want := range []string{`data-verdict="FLAKY"`, "r1 OK, r2 HANG, r3 OK", "<summary>cycle</summary>",
+	for _, want := range []string{`data-verdict="FLAKY"`, "deadlock: 2 cells, 1 as expected, 1 not, 1 flaky", "utf8: 2 cells, 1 as expected, 1 not,", "r1 OK, r2 HANG, r3 OK", "<summary>cycle</summary>",
 		`href="evidence/U1-logjam-r1/"`, "LOGJAM_PROFILE=nightly LOGJAM_SEED=42", "profile</dt><dd>nightly (strict mode"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the rendered page lacks %q", want)
