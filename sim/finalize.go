@@ -35,11 +35,16 @@ type promise struct {
 type BrokenPromise struct {
 	What       string   // the promised state
 	GILWaiters []string // who was queued for the GIL when finalization would have started
+	Elsewhere  []string // threads waiting for something else then ("daemon-1 waits for ...")
 }
 
 func (e *BrokenPromise) Error() string {
-	return fmt.Sprintf("scenario error: finalization refused: the scenario promised %s, but it does not hold (queued for the GIL: [%s])",
+	s := fmt.Sprintf("scenario error: finalization refused: the scenario promised %s, but it does not hold (queued for the GIL: [%s])",
 		e.What, strings.Join(e.GILWaiters, ", "))
+	if len(e.Elsewhere) > 0 {
+		s += "; " + strings.Join(e.Elsewhere, "; ")
+	}
+	return s
 }
 
 // PromiseAtFinalization registers a state the scenario promises holds when
@@ -94,8 +99,14 @@ func (in *Interp) finalize(main *Thread) error {
 	}
 	for _, p := range promises {
 		if !p.holds() {
+			var elsewhere []string
+			for _, t := range in.G.threads {
+				if t != main && !t.ended && t.waiting != nil && t.waiting != Resource(in.GIL) {
+					elsewhere = append(elsewhere, t.Name+" waits for "+t.waiting.ResourceName())
+				}
+			}
 			in.G.mu.Unlock()
-			return &BrokenPromise{What: p.what, GILWaiters: names}
+			return &BrokenPromise{What: p.what, GILWaiters: names, Elsewhere: elsewhere}
 		}
 	}
 	in.fin.settled = map[*Thread]bool{}

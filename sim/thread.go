@@ -76,6 +76,10 @@ type WaitState struct {
 	Interruptible bool
 }
 
+// EndedLocked reports whether the thread has ended; for WaitUntil
+// conditions (graph mutex held).
+func (t *Thread) EndedLocked() bool { return t.ended }
+
 // WaitStateLocked is for WaitUntil conditions (graph mutex held).
 func (t *Thread) WaitStateLocked() WaitState {
 	return WaitState{For: t.waiting, Seq: t.waits, Interruptible: t.interruptible}

@@ -77,6 +77,18 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 		}
 		return true
 	}
+	// settled: each daemon is queued for the GIL, or waits for something
+	// else (then the promise below refuses to finalize, rather than this
+	// barrier waiting forever), or has ended.
+	settled := func() bool {
+		for _, d := range daemons {
+			w := d.WaitStateLocked().For
+			if w == nil && !d.EndedLocked() {
+				return false
+			}
+		}
+		return true
+	}
 	// Every daemon has started and waits for the GIL (in whatever order they
 	// queued: each ends up at its own first release point all the same).
 	in.G.WaitUntil(allQueued)
@@ -87,7 +99,7 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 	// does only after its write.
 	main.ReleaseGIL()
 	main.AcquireGIL()
-	in.G.WaitUntil(allQueued)
+	in.G.WaitUntil(settled)
 	in.PromiseAtFinalization("that every daemon thread is queued for the GIL", allQueued)
 	return nil
 }
