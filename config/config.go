@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -53,7 +54,8 @@ func Load(path, profile string) (Profile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
-		return Profile{}, fmt.Errorf("%s is malformed: %v (expected: profiles: {<name>: {deadline, timeout_scale, mode, seed, repeat, grace_floor, random}})", path, err)
+		msg := strings.Join(strings.Fields(err.Error()), " ")
+		return Profile{}, fmt.Errorf("%s is malformed: %s (expected: profiles: {<name>: {deadline, timeout_scale, mode, seed, repeat, grace_floor, random}})", path, msg)
 	}
 	p, ok := f.Profiles[profile]
 	if !ok {
@@ -67,8 +69,8 @@ func Load(path, profile string) (Profile, error) {
 	p.Name = profile
 	if s := os.Getenv("LOGJAM_TIMEOUT_SCALE"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return Profile{}, fmt.Errorf("LOGJAM_TIMEOUT_SCALE=%q is not a number", s)
+		if err != nil || !finitePositive(v) {
+			return Profile{}, fmt.Errorf("LOGJAM_TIMEOUT_SCALE=%q is not a finite number above 0 (such as 3)", s)
 		}
 		p.TimeoutScale = v
 	}
@@ -93,8 +95,10 @@ func (p Profile) validate(path string) error {
 	switch {
 	case p.Deadline <= 0:
 		return bad("deadline must be a positive duration such as 20s")
-	case p.TimeoutScale <= 0:
-		return bad("timeout_scale must be a positive number")
+	case !finitePositive(p.TimeoutScale):
+		return bad("timeout_scale must be a finite number above 0")
+	case float64(p.Deadline)*p.TimeoutScale > math.MaxInt64:
+		return bad("deadline x timeout_scale overflows a duration")
 	case p.Mode != "fast" && p.Mode != "strict":
 		return bad(fmt.Sprintf("mode %q is not fast or strict", p.Mode))
 	case p.Repeat < 1:
@@ -104,6 +108,8 @@ func (p Profile) validate(path string) error {
 	}
 	return nil
 }
+
+func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 
 // Find looks for ginkgo.yml in dir and its parents (a suite runs in its own
 // package folder).
