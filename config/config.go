@@ -57,6 +57,9 @@ func Load(path, profile string) (Profile, error) {
 		msg := strings.Join(strings.Fields(err.Error()), " ")
 		return Profile{}, fmt.Errorf("%s is malformed: %s (expected: profiles: {<name>: {deadline, timeout_scale, mode, seed, repeat, grace_floor, random}})", path, msg)
 	}
+	if err := wholeNumbers(raw); err != nil {
+		return Profile{}, fmt.Errorf("%s: %v", path, err)
+	}
 	p, ok := f.Profiles[profile]
 	if !ok {
 		names := make([]string, 0, len(f.Profiles))
@@ -105,6 +108,25 @@ func (p Profile) validate(path string) error {
 		return bad("repeat must be at least 1")
 	case p.GraceFloor < 0:
 		return bad("grace_floor must not be negative")
+	}
+	return nil
+}
+
+// wholeNumbers refuses a fraction where a whole number belongs: YAML would
+// truncate `repeat: 1.5` to 1.
+func wholeNumbers(raw []byte) error {
+	var f struct {
+		Profiles map[string]map[string]yaml.Node `yaml:"profiles"`
+	}
+	if err := yaml.Unmarshal(raw, &f); err != nil {
+		return err
+	}
+	for name, fields := range f.Profiles {
+		for _, k := range []string{"seed", "repeat"} {
+			if n, ok := fields[k]; ok && n.Tag != "!!int" {
+				return fmt.Errorf("profile %s: %s %q is not a whole number", name, k, n.Value)
+			}
+		}
 	}
 	return nil
 }
