@@ -64,6 +64,9 @@ func run(args []string) int {
 		printList(os.Stdout)
 		return 0
 	}
+	if err := checkTelemetryFD(); err != nil {
+		return usageError("%v", err)
+	}
 	if *id == "" {
 		return usageError("-scenario is required (see simrt -list)")
 	}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// checkTelemetryFD refuses a WATCHDOG_TELEMETRY_FD that names no descriptor
+// the child may write telemetry to: not a whole number, stdin, stdout or
+// fd 2 (they belong to the script and the system under test), or a
+// descriptor that is not open for writing. Unset is fine (fd 3 if open).
+func checkTelemetryFD() error {
+	s, ok := os.LookupEnv("WATCHDOG_TELEMETRY_FD")
+	if !ok {
+		return nil
+	}
+	const accepted = "accepted: unset, or a descriptor of 3 or more open for writing; the watchdog sets 3"
+	fd, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("WATCHDOG_TELEMETRY_FD=%q is not a whole number (%s)", s, accepted)
+	}
+	if fd < 3 {
+		return fmt.Errorf("WATCHDOG_TELEMETRY_FD=%d would mix telemetry into stdin, stdout or fd 2 (%s)", fd, accepted)
+	}
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return fmt.Errorf("WATCHDOG_TELEMETRY_FD=%d is not an open descriptor (%s)", fd, accepted)
+	}
+	if fl&unix.O_ACCMODE == unix.O_RDONLY {
+		return fmt.Errorf("WATCHDOG_TELEMETRY_FD=%d is open read-only (%s)", fd, accepted)
+	}
+	return nil
+}
