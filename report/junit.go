@@ -37,6 +37,10 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 				}
 				switch {
 				case c.AsExpected():
+				case c.Observed == verdict.NotRun:
+					tc.Status = "skipped"
+					tc.Skipped = &reporters.JUnitSkipped{Message: "not run: the run was interrupted before this cell started"}
+					s.Skipped++
 				case c.Observed == verdict.Error || c.Observed == verdict.Interrupted:
 					// The cell could not judge (a broken scenario promise, a
 					// run cut short): a JUnit error, not a failure.

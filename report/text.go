@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"logjam/verdict"
 )
 
 // RenderText prints one table per family, a row per scenario and a column
 // per policy (or lazy-init variant); "!" marks an observation that differs
-// from the expected verdict (shown after "/"). Then a summary and the rerun
-// command of each unexpected cell. It returns how many cells were unexpected.
+// from the expected verdict (shown after "/"); a NOTRUN cell (an interrupted
+// run never started it) is neither. Then a summary and the rerun command of
+// each unexpected cell. It returns how many cells were unexpected.
 func RenderText(w io.Writer, m Matrix) int {
 	byFamily := map[string][]Cell{}
 	var families []string
@@ -20,6 +23,7 @@ func RenderText(w io.Writer, m Matrix) int {
 		byFamily[c.Family] = append(byFamily[c.Family], c)
 	}
 	var reruns []string
+	notRun := 0
 	for _, f := range families {
 		cs := byFamily[f]
 		var cols, rows []string
@@ -33,7 +37,9 @@ func RenderText(w io.Writer, m Matrix) int {
 				rows = append(rows, row)
 			}
 			v := string(c.Observed)
-			if !c.AsExpected() {
+			if c.Observed == verdict.NotRun {
+				notRun++
+			} else if !c.AsExpected() {
 				v = "!" + string(c.Observed) + "/" + string(c.Expected)
 				reruns = append(reruns, c.Rerun)
 			}
@@ -70,7 +76,11 @@ func RenderText(w io.Writer, m Matrix) int {
 		}
 	}
 	bad := len(reruns)
-	fmt.Fprintf(w, "\n%d cells, %d as expected, %d not\n", len(m), len(m)-bad, bad)
+	fmt.Fprintf(w, "\n%d cells, %d as expected, %d not", len(m), len(m)-bad-notRun, bad)
+	if notRun > 0 {
+		fmt.Fprintf(w, ", %d not run (interrupted first)", notRun)
+	}
+	fmt.Fprintln(w)
 	for _, r := range reruns {
 		fmt.Fprintf(w, "rerun: %s\n", r)
 	}

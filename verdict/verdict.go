@@ -12,6 +12,9 @@ const (
 	Hang Verdict = "HANG"
 	// Interrupted: the run was cancelled from outside (not the child's doing).
 	Interrupted Verdict = "INTERRUPTED"
+	// NotRun: the run was interrupted before this cell started; there is
+	// no observation. The matrix shows it so that no planned cell vanishes.
+	NotRun Verdict = "NOTRUN"
 	// Error: the cell could not be judged: its run could not start (bad
 	// input, refused before the child starts), or the scenario refused to go
 	// on because a state it promised did not hold. It says nothing about the
@@ -46,7 +49,7 @@ const (
 // Precedence is the order in which verdicts are decided: the first that
 // applies wins. The watchdog decides up to Completed from how the child
 // ended; after that, the ledger's checks run in this order.
-var Precedence = []Verdict{Hang, Interrupted, Error, Crash, Failed, NoMarker, Completed,
+var Precedence = []Verdict{Hang, Interrupted, NotRun, Error, Crash, Failed, NoMarker, Completed,
 	BadEsc, Lost, LostInt, DoubleInt, LostCallback, Misrouted, OK}
 
 // Rank is v's place in Precedence (len(Precedence) for an unknown word).

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -56,7 +55,13 @@ func parseChaos(args []string) (chaosOptions, error) {
 		return o, err
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return o, fmt.Errorf("unexpected argument %q (flags go before nothing else)", fs.Arg(0))
+	}
+	if err := checkFocus(*focus); err != nil {
+		return o, err
+	}
+	if err := checkAmbientFailpoints(); err != nil {
+		return o, err
 	}
 	if *procs < 0 || *slots < 1 || *repeat < 0 {
 		return o, errors.New("-procs and -repeat must be at least 0, -slots at least 1")
@@ -125,6 +130,9 @@ type familyRun struct {
 // line per family as it finishes, and writes the reports.
 func runChaos(args []string, w io.Writer) int {
 	o, err := parseChaos(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return printUsage(w)
+	}
 	if err != nil {
 		return fail("chaos: %v (%s)", err, chaosUsage)
 	}
@@ -142,27 +150,13 @@ func runChaos(args []string, w io.Writer) int {
 		}
 	}
 	// The build and each family's Ginkgo run in their own process groups;
-	// a Ctrl-C or a SIGTERM here stops the build, or is passed on once to
-	// each family, so that they stop their specs, kill their children and
-	// write what they have.
+	// a Ctrl-C stops the build, or is passed on once to each family, so
+	// that they stop their specs, kill their children and write what they
+	// have (interrupt.go).
 	buildCtx, cancelBuild := context.WithCancel(context.Background())
 	defer cancelBuild()
-	var running sync.Map // *exec.Cmd -> struct{}
-	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(interrupts)
-	interrupted, finished := make(chan struct{}), make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-interrupts:
-		case <-finished:
-			return
-		}
-		close(interrupted)
-		cancelBuild()
-		running.Range(func(k, _ any) bool { interrupt(k.(*exec.Cmd)); return true })
-	}()
+	st := newStopper(cancelBuild, os.Stderr)
+	defer st.close()
 
 	started := time.Now()
 	seedNote := ""
@@ -174,6 +168,9 @@ func runChaos(args []string, w io.Writer) int {
 
 	bins, cleanup, cached, err := buildSuites(buildCtx, o.root, fams)
 	defer cleanup()
+	if err != nil && st.Signal() != nil {
+		return finish(o, fams, nil, nil, nil, nil, st, started, w)
+	}
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -205,7 +202,7 @@ func runChaos(args []string, w io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr := runFamily(o, fam, strings.TrimSpace(string(ginkgoBin)), bins[fam], env, &running, interrupted)
+			fr := runFamily(o, fam, strings.TrimSpace(string(ginkgoBin)), bins[fam], env, st)
 			runs[i] = fr
 			mu.Lock()
 			defer mu.Unlock()
@@ -220,6 +217,16 @@ func runChaos(args []string, w io.Writer) int {
 		cells = append(cells, fr.cells...)
 		problems = append(problems, fr.problems...)
 	}
+	return finish(o, fams, bins, env, cells, problems, st, started, w)
+}
+
+// finish writes the reports and prints the matrix; after a Ctrl-C, with a
+// NOTRUN row for each cell the run never started, and exit status 130.
+func finish(o chaosOptions, fams []string, bins map[string]string, env []string, cells []report.Cell, problems []string, st *stopper, started time.Time, w io.Writer) int {
+	if st.Signal() != nil {
+		cells = append(cells, notRunCells(o, fams, bins, env, cells, st)...)
+	}
+	st.close()
 	run := report.Run{Profile: o.prof.Name, Mode: o.prof.Mode, Deadline: o.prof.ScaledDeadline().String(), Seed: o.prof.Seed,
 		Repeat: o.prof.Repeat, Focus: o.focus, Shards: []string{o.shard.String()}, Go: runtime.Version(), Ginkgo: types.VERSION,
 		Commit: commitOf(o.root), Started: started, Seconds: time.Since(started).Seconds()}
@@ -232,11 +239,9 @@ func runChaos(args []string, w io.Writer) int {
 	for _, p := range problems {
 		fmt.Fprintf(w, "logjam: not a cell: %s\n", p)
 	}
-	select {
-	case <-interrupted:
-		fmt.Fprintln(w, "logjam: interrupted: the reports hold the cells that ran (cut short ones as INTERRUPTED)")
-		return 1
-	default:
+	if sig := st.Signal(); sig != nil {
+		fmt.Fprintf(w, "logjam: %s: the cells that ran are in the matrix, those cut short INTERRUPTED, the others NOTRUN\n", signalName(sig))
+		return exitStatusFor(sig)
 	}
 	if bad > 0 || len(problems) > 0 {
 		return 1
@@ -247,7 +252,7 @@ func runChaos(args []string, w io.Writer) int {
 // runFamily runs one family's compiled suite once per repeat, its output
 // to reports/logs/<family>.log, its Ginkgo report to
 // reports/ginkgo/<family>.r<k>.json.
-func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, running *sync.Map, interrupted <-chan struct{}) (fr familyRun) {
+func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *stopper) (fr familyRun) {
 	fr.name = fam
 	start := time.Now()
 	defer func() { fr.seconds = time.Since(start).Seconds() }()
@@ -260,9 +265,8 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, running
 	defer logf.Close()
 	for r := 1; r <= o.prof.Repeat; r++ {
 		select {
-		case <-interrupted:
-			fr.problems = append(fr.problems, fmt.Sprintf("%s: interrupted before repeat %d", fam, r))
-			return fr
+		case <-st.Interrupted():
+			return fr // its cells are NOTRUN rows
 		default:
 		}
 		js := fmt.Sprintf("%s.r%d.json", fam, r)
@@ -279,14 +283,9 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, running
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		runErr := cmd.Start()
 		if runErr == nil {
-			running.Store(cmd, struct{}{})
-			select {
-			case <-interrupted: // raced with the signal: pass it on here
-				interrupt(cmd)
-			default:
-			}
+			st.add(cmd) // a signal that came first is passed on here
 			runErr = cmd.Wait()
-			running.Delete(cmd)
+			st.done(cmd)
 		}
 		cells, problems, err := report.FromGinkgoRun(filepath.Join(o.out, "ginkgo", js))
 		for i := range cells {
@@ -304,10 +303,6 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, running
 	}
 	return fr
 }
-
-// interrupt sends SIGINT to a family's process group: the Ginkgo CLI and
-// its spec processes, as a Ctrl-C on a terminal would.
-func interrupt(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 
 func prefix(p string, s []string) []string {
 	for i := range s {

@@ -26,6 +26,9 @@ func run(args []string, w io.Writer) int {
 	if len(args) == 0 {
 		return fail("%s | %s", chaosUsage, mergeUsage)
 	}
+	if isHelp(args[0]) {
+		return printUsage(w)
+	}
 	switch args[0] {
 	case "chaos":
 		if isRandom(args[1:]) {
@@ -37,7 +40,7 @@ func run(args []string, w io.Writer) int {
 	case "replay":
 		return replayCmd(args[1:], w)
 	}
-	return fail("unknown command %q (accepted: chaos, report, replay)", args[0])
+	return fail("unknown command %q (accepted: chaos, report, replay, -h)", args[0])
 }
 
 func envOr(k, d string) string {

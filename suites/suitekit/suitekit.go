@@ -38,8 +38,9 @@ var (
 )
 
 // RunSuite loads the profile and runs the suite's specs. A missing or
-// malformed ginkgo.yml ends the process with status 2 and one line, before
-// any spec or child runs.
+// malformed ginkgo.yml, a bad LOGJAM_* variable or an ambient GO_FAILPOINTS
+// ends the process with status 2 and one line, before any spec or child
+// runs.
 func RunSuite(t *testing.T, fam string) {
 	prof, err := config.FromEnv()
 	if err == nil {
@@ -47,6 +48,9 @@ func RunSuite(t *testing.T, fam string) {
 		wd, _ := os.Getwd()
 		path, err = config.Find(wd)
 		Root = filepath.Dir(path)
+	}
+	if err == nil {
+		err = checkEnvironment()
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "logjam: %v\n", err)

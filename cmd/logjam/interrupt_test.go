@@ -1,0 +1,99 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"github.com/onsi/gomega/gexec"
+)
+
+// tagged lists the live processes whose environment holds tag (everything
+// a run starts inherits it: go, ginkgo, the suites, simrt, its children).
+func tagged(tag string) []string {
+	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	var found []string
+	for _, p := range envs {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte("\x00"+tag+"\x00")) && !bytes.HasPrefix(b, []byte(tag+"\x00")) {
+			continue
+		}
+		dir := filepath.Dir(p)
+		if st, err := os.ReadFile(filepath.Join(dir, "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue // a zombie runs nothing
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		found = append(found, filepath.Base(dir)+": "+strings.ReplaceAll(string(bytes.TrimRight(cmdline, "\x00")), "\x00", " "))
+	}
+	return found
+}
+
+// A real SIGINT to a real `logjam chaos` process group, as a terminal's
+// Ctrl-C sends it, while a cell hangs (strict mode waits its deadline):
+// the run ends within seconds with status 130, renders the cells that ran,
+// the interrupted one and a NOTRUN row for the one never started, and
+// leaves nothing running.
+func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles and runs the suites")
+	}
+	g := NewWithT(t)
+	root, err := filepath.Abs("../..")
+	g.Expect(err).NotTo(HaveOccurred())
+	tag := fmt.Sprintf("LOGJAM_INTERRUPT_TEST=%d", os.Getpid())
+	out := t.TempDir()
+	// One spec process per family, so that D2 waits behind D1; the families
+	// themselves run at once.
+	cmd := exec.Command(logjamBin, "chaos", "-repeat", "1", "-procs", "1", "-out", out,
+		"-focus", `C1 .*policy=pystderr|D[12] .*policy=pystderr|U1 .*policy=pystderr`)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), tag, "LOGJAM_PROFILE=nightly")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	session, err := gexec.Start(cmd, gbytes.NewBuffer(), gbytes.NewBuffer())
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
+
+	// D1 under pystderr hangs; in strict mode the watchdog waits for its
+	// deadline, so the SIGINT lands while that cell runs.
+	g.Eventually(func() []string {
+		var d1 []string
+		for _, p := range tagged(tag) {
+			if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
+				d1 = append(d1, p)
+			}
+		}
+		return d1
+	}).WithTimeout(4*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
+
+	g.Expect(syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)).To(Succeed())
+	g.Eventually(session).WithTimeout(60 * time.Second).Should(gexec.Exit(130))
+	g.Expect(tagged(tag)).To(BeEmpty(), "processes of the run still alive after logjam exited")
+
+	stdout := string(session.Out.Contents())
+	for _, row := range []string{`C1\s+OK`, `D1\s+!INTERRUPTED/HANG`, `D2\s+NOTRUN`, `U1\s+BADESC`} {
+		g.Expect(stdout).To(MatchRegexp(row), "the matrix lacks %s:\n%s", row, stdout)
+	}
+	g.Expect(stdout).To(ContainSubstring("4 cells, 2 as expected, 1 not, 1 not run (interrupted first)"))
+	g.Expect(string(session.Err.Contents())).To(ContainSubstring("interrupted (SIGINT): stopping the families"))
+
+	raw, err := os.ReadFile(filepath.Join(out, "matrix.json"))
+	g.Expect(err).NotTo(HaveOccurred())
+	var cells []struct{ ID, Family, Policy, Observed string }
+	g.Expect(json.Unmarshal(raw, &cells)).To(Succeed())
+	observed := map[string]string{}
+	for _, c := range cells {
+		observed[c.ID+"/"+c.Policy] = c.Observed
+	}
+	g.Expect(observed).To(Equal(map[string]string{
+		"C1/pystderr": "OK", "D1/pystderr": "INTERRUPTED", "D2/pystderr": "NOTRUN", "U1/pystderr": "BADESC",
+	}))
+}
