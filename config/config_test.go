@@ -50,8 +50,10 @@ func TestScaleKnobFromTheEnvironment(t *testing.T) {
 	if err != nil || p.ScaledDeadline() != 3*p.Deadline {
 		t.Fatalf("scaled deadline %s, %v; want 3 x %s", p.ScaledDeadline(), err, p.Deadline)
 	}
-	t.Setenv("LOGJAM_TIMEOUT_SCALE", "x")
-	if _, err := Load("../"+FileName, "local"); err == nil {
-		t.Fatal("a scale that is not a number was accepted")
+	for _, bad := range []string{"x", "NaN", "nan", "Inf", "+Inf", "-Inf", "1e400", "0", "-1"} {
+		t.Setenv("LOGJAM_TIMEOUT_SCALE", bad)
+		if _, err := Load("../"+FileName, "local"); err == nil {
+			t.Errorf("LOGJAM_TIMEOUT_SCALE=%s was accepted", bad)
+		}
 	}
 }
