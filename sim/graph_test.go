@@ -128,3 +128,29 @@ func TestEventsNeverCloseACycle(t *testing.T) {
 	default:
 	}
 }
+
+// A lock whose owner has ended without releasing it (a daemon thread ended
+// without unwinding, T6) is never released: waiting for it is reported as
+// final, naming the ended owner; while the owner lives it is no cycle.
+func TestALockWhoseOwnerEndedClosesTheWait(t *testing.T) {
+	g, ts, cycles := testGraph("worker", "MainThread")
+	l := g.NewLock("lock L")
+	worker, main := ts[0], ts[1]
+	l.Acquire(worker)
+	go l.Acquire(main)
+	g.WaitUntilWaiting(main, l)
+	select {
+	case cy := <-cycles:
+		t.Fatalf("a wait for a live owner reported as a cycle: %s", cy.Text)
+	default:
+	}
+	g.mu.Lock()
+	worker.ended = true
+	g.changedLocked()
+	g.mu.Unlock()
+	c := waitCycle(t, cycles)
+	want := "thread MainThread holds nothing and waits for lock L (held by worker); thread worker has ended without releasing it"
+	if !strings.Contains(c.Text, want) {
+		t.Errorf("got %q, want it to say %q", c.Text, want)
+	}
+}
