@@ -2,8 +2,9 @@
 # Only Go is needed: the Ginkgo CLI is pinned in go.mod (go tool ginkgo).
 GINKGO := go tool ginkgo
 FOCUS ?=
+N ?= 20
 
-.PHONY: test chaos chaos-nightly nightly-local focus report bench fuzz lint
+.PHONY: test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress
 
 test:            ## every unit test and every suite
 	go test ./...
@@ -35,3 +36,9 @@ lint:            ## gofmt, go vet, the race detector, and the darwin build
 	go vet ./...
 	GOOS=darwin go build ./...
 	go test -race ./...
+
+mutants:         ## the semantic mutation kit (mutants/mutants.yml): score and survivors
+	go run ./mutants
+
+stress:          ## the whole matrix N times (default 20) with every core loaded; table of cells that ever differed
+	go run ./stress -n $(N)
