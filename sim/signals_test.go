@@ -24,6 +24,13 @@ func TestSignalModel(t *testing.T) {
 		t.Fatalf("one trip ran the handler twice (%v, %d runs)", err, s.Runs())
 	}
 
+	// signal.signal(SIGINT, SIG_IGN) with a Ctrl-C pending: nothing runs.
+	s.SetInterrupt()
+	s.Install(HandlerNone)
+	if err := s.Check(main); err != nil {
+		t.Fatalf("a pending SIGINT ran under SIG_IGN: %v", err)
+	}
+
 	ignored := &Signals{in: in, kind: HandlerNone}
 	ignored.SetInterrupt()
 	if err := ignored.Check(main); err != nil || ignored.Runs() != 0 {
