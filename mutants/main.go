@@ -4,7 +4,7 @@
 // and suites that should notice it run there, and the score is killed /
 // (killed + survived). Survivors are listed with the bug they stand for.
 //
-//	go run ./mutants [-only REGEXP] [-list] [-timeout 6m]
+//	go run ./mutants [-only REGEXP] [-list] [-check] [-timeout 6m]
 //
 // A mutant whose find text does not occur exactly once is STALE, one that
 // does not compile is INVALID: both are errors of the kit, not scored.
@@ -66,6 +66,7 @@ func run(args []string, w io.Writer) int {
 	fs.SetOutput(io.Discard)
 	only := fs.String("only", "", "run only the mutants whose id matches")
 	list := fs.Bool("list", false, "list the mutants and exit")
+	check := fs.Bool("check", false, "only check that each mutant applies (its find text occurs once)")
 	timeout := fs.Duration("timeout", 6*time.Minute, "longest a mutant's tests may run")
 	if err := fs.Parse(args); err != nil {
 		return fail("%v (usage: go run ./mutants [-only REGEXP] [-list] [-timeout D])", err)
@@ -99,6 +100,21 @@ func run(args []string, w io.Writer) int {
 	}
 	if len(ms) == 0 {
 		return fail("no mutant matches -only %q", *only)
+	}
+	if *check {
+		stale := 0
+		for _, m := range ms {
+			b, err := os.ReadFile(filepath.Join(root, m.File))
+			if n := bytes.Count(b, []byte(m.Find)); err != nil || n != 1 {
+				stale++
+				fmt.Fprintf(w, "stale %s: find text occurs %d times in %s (%v)\n", m.ID, n, m.File, err)
+			}
+		}
+		fmt.Fprintf(w, "%d mutants, %d stale\n", len(ms), stale)
+		if stale > 0 {
+			return 2
+		}
+		return 0
 	}
 	scratch, err := os.MkdirTemp("", "logjam-mutants-")
 	if err != nil {

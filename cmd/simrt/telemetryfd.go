@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"logjam/telemetry"
 )
 
 // checkTelemetryFD refuses a WATCHDOG_TELEMETRY_FD that names no descriptor
@@ -13,7 +15,7 @@ import (
 // fd 2 (they belong to the script and the system under test), or a
 // descriptor that is not open for writing. Unset is fine (fd 3 if open).
 func checkTelemetryFD() error {
-	s, ok := os.LookupEnv("WATCHDOG_TELEMETRY_FD")
+	s, ok := os.LookupEnv(telemetry.FDEnv)
 	if !ok {
 		return nil
 	}
