@@ -40,5 +40,5 @@ lint:            ## gofmt, go vet, the race detector, and the darwin build
 mutants:         ## the semantic mutation kit (mutants/mutants.yml): score and survivors
 	go run ./mutants
 
-stress:          ## the whole matrix N times (default 20) with every core loaded; table of cells that ever differed
+stress:          ## every cell N times (default 20) with every core loaded; a table of the cells whose verdict ever differed
 	go run ./stress -n $(N)

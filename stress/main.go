@@ -1,13 +1,14 @@
-// Command stress runs the whole chaos matrix (logjam chaos) N times while
-// `yes > /dev/null` loaders keep the cores busy, and prints a table of every
-// cell whose verdict ever differed: between runs, or from its expected
-// verdict. A verdict that changes on a loaded machine is a scenario bug.
+// Command stress runs the whole chaos matrix N times (logjam chaos -repeat
+// N, every repeat kept) while `yes > /dev/null` loaders keep the cores busy,
+// and prints a table of every cell whose verdict ever differed: between
+// repeats, or from its expected verdict. A verdict that changes on a loaded
+// machine is a scenario bug.
 //
-//	go run ./stress [-n 20] [-load 2] [-profile local] [-focus REGEXP]
+//	go run ./stress [-n 20] [-load NCPU] [-profile local] [-focus REGEXP] [-out reports/stress]
 //
-// Each run's matrix is kept in reports/stress/run-<k>.json; the table is
-// also written to reports/stress/table.txt. Exit status 1 when any cell
-// differed, 130 when interrupted (the runs so far are tabled).
+// The reports of the run (matrix.json with every repeat, junit.xml, ...)
+// and table.txt are left in -out. Exit status 1 when a cell differed, 130
+// when interrupted (the repeats that ran are tabled).
 package main
 
 import (
@@ -40,16 +41,19 @@ type cell struct {
 	Family   string `json:"family"`
 	Expected string `json:"expected"`
 	Observed string `json:"observed"`
+	Repeat   int    `json:"repeat"`
 }
+
+const use = "usage: go run ./stress [-n N] [-load L] [-profile P] [-focus REGEXP] [-out DIR]"
 
 func run(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("stress", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	n := fs.Int("n", 20, "how many runs of the matrix")
+	n := fs.Int("n", 20, "how many times each cell runs")
 	load := fs.Int("load", runtime.NumCPU(), "how many `yes > /dev/null` loaders run meanwhile")
 	profile := fs.String("profile", "local", "profile from ginkgo.yml")
 	focus := fs.String("focus", "", "run only the cells whose names match")
-	const use = "usage: go run ./stress [-n N] [-load L] [-profile P] [-focus REGEXP]"
+	out := fs.String("out", "", "reports directory (default: reports/stress at the module root)")
 	if err := fs.Parse(args); err != nil {
 		return fail("%v (%s)", err, use)
 	}
@@ -68,91 +72,69 @@ func run(args []string, w io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	out := filepath.Join(root, "reports", "stress")
-	if err := os.RemoveAll(out); err != nil {
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(root, "reports", "stress")
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
 		return fail("%v", err)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	tmp, err := os.MkdirTemp("", "logjam-stress-")
+	if err != nil {
 		return fail("%v", err)
 	}
-	logjam := filepath.Join(out, "logjam")
+	defer os.RemoveAll(tmp)
+	logjam := filepath.Join(tmp, "logjam")
 	build := exec.Command("go", "build", "-o", logjam, "./cmd/logjam")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fail("building logjam: %v", err)
 	}
 
-	// A Ctrl-C reaches logjam too (same process group); it stops its run and
-	// exits 130. stress only stops starting runs.
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(signals)
-
+	// A Ctrl-C reaches logjam too (same process group): it stops its run,
+	// writes what it has and exits 130; stress then tables it.
+	// (Caught, not ignored: an ignored SIGINT would be inherited.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT)
 	loaders, err := startLoaders(*load)
 	defer stopLoaders(loaders)
 	if err != nil {
 		return fail("starting loaders: %v", err)
 	}
-	fmt.Fprintf(w, "stress: %d runs of logjam chaos -profile %s, %d loader(s) on %d CPU(s)\n", *n, *profile, *load, runtime.NumCPU())
-	var runs [][]cell
-	interrupted := false
-	for k := 1; k <= *n && !interrupted; k++ {
-		args := []string{"chaos", "-profile", *profile}
-		if *focus != "" {
-			args = append(args, "-focus", *focus)
-		}
-		cmd := exec.Command(logjam, args...)
-		cmd.Dir = root
-		logPath := filepath.Join(out, fmt.Sprintf("run-%d.log", k))
-		logf, err := os.Create(logPath)
-		if err != nil {
-			return fail("%v", err)
-		}
-		cmd.Stdout, cmd.Stderr = logf, logf
-		start := time.Now()
-		runErr := cmd.Start()
-		if runErr == nil {
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case runErr = <-done:
-			case <-signals:
-				interrupted = true
-				runErr = <-done
-			}
-		}
-		logf.Close()
-		code := -1
-		if cmd.ProcessState != nil {
-			code = cmd.ProcessState.ExitCode()
-		}
-		if code == 130 || interrupted {
-			interrupted = true
-			fmt.Fprintf(w, "run %d: interrupted; not counted\n", k)
-			break
-		}
-		cells, err := readMatrix(filepath.Join(root, "reports", "matrix.json"))
-		if err != nil {
-			return fail("run %d (exit %d, %v): %v; see %s", k, code, runErr, err, logPath)
-		}
-		b, _ := json.MarshalIndent(cells, "", "  ")
-		_ = os.WriteFile(filepath.Join(out, fmt.Sprintf("run-%d.json", k)), b, 0o644)
-		runs = append(runs, cells)
-		fmt.Fprintf(w, "run %d: %d cells, %d not as expected, exit %d, %s\n", k, len(cells), countBad(cells), code, time.Since(start).Round(time.Second))
+	cargs := []string{"chaos", "-profile", *profile, "-repeat", fmt.Sprint(*n), "-out", dir}
+	if *focus != "" {
+		cargs = append(cargs, "-focus", *focus)
 	}
+	fmt.Fprintf(w, "stress: logjam %s, with %d loader(s) on %d CPU(s)\n", strings.Join(cargs, " "), *load, runtime.NumCPU())
+	start := time.Now()
+	cmd := exec.Command(logjam, cargs...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = root, w, os.Stderr
+	runErr := cmd.Run()
 	stopLoaders(loaders)
 	loaders = nil
-	table := differing(runs)
-	tf, _ := os.Create(filepath.Join(out, "table.txt"))
-	for _, dst := range []io.Writer{w, tf} {
-		printTable(dst, runs, table)
+	code := -1
+	if cmd.ProcessState != nil {
+		code = cmd.ProcessState.ExitCode()
 	}
-	tf.Close()
+	cells, err := readMatrix(filepath.Join(dir, "matrix.json"))
+	if err != nil {
+		return fail("logjam exited %d (%v) and left no matrix: %v", code, runErr, err)
+	}
+	rows, repeats := differing(cells)
+	tf, err := os.Create(filepath.Join(dir, "table.txt"))
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer tf.Close()
+	for _, dst := range []io.Writer{w, tf} {
+		printTable(dst, rows, repeats, len(byName(cells)), *load, time.Since(start))
+	}
 	switch {
-	case interrupted:
+	case code == 130:
 		return 130
-	case len(table) > 0:
+	case len(rows) > 0:
 		return 1
+	case code != 0:
+		return fail("logjam exited %d (%v)", code, runErr)
 	}
 	return 0
 }
@@ -187,46 +169,38 @@ func readMatrix(path string) ([]cell, error) {
 	return cells, json.Unmarshal(raw, &cells)
 }
 
-func countBad(cells []cell) int {
-	n := 0
+func byName(cells []cell) map[string][]cell {
+	m := map[string][]cell{}
 	for _, c := range cells {
-		if c.Observed != c.Expected {
-			n++
-		}
+		m[c.Family+"\x00"+c.Name] = append(m[c.Family+"\x00"+c.Name], c)
 	}
-	return n
+	return m
 }
 
-// row is one cell that differed: its observations over the runs.
+// row is one cell that differed: its observations over the repeats.
 type row struct {
 	family, name, expected string
-	seen                   map[string]int // verdict -> runs
-	missing                int            // runs without this cell
+	seen                   map[string]int // verdict -> repeats
+	missing                int            // repeats without this cell
 }
 
-// differing lists every cell whose verdict ever differed, between runs or
-// from its expected verdict, or that is missing from a run.
-func differing(runs [][]cell) []row {
-	byName := map[string]*row{}
-	for _, cells := range runs {
-		for _, c := range cells {
-			r := byName[c.Name]
-			if r == nil {
-				r = &row{family: c.Family, name: c.Name, expected: c.Expected, seen: map[string]int{}}
-				byName[c.Name] = r
-			}
-			r.seen[c.Observed]++
-		}
+// differing lists every cell whose verdict ever differed, between repeats
+// or from its expected verdict, or that is missing from a repeat; and how
+// many repeats ran.
+func differing(cells []cell) ([]row, int) {
+	repeats := 0
+	for _, c := range cells {
+		repeats = max(repeats, c.Repeat, 1)
 	}
 	var rows []row
-	for _, r := range byName {
-		total := 0
-		for _, n := range r.seen {
-			total += n
+	for _, cs := range byName(cells) {
+		r := row{family: cs[0].Family, name: cs[0].Name, expected: cs[0].Expected, seen: map[string]int{}}
+		for _, c := range cs {
+			r.seen[c.Observed]++
 		}
-		r.missing = len(runs) - total
-		if len(r.seen) > 1 || r.seen[r.expected] != total || r.missing > 0 {
-			rows = append(rows, *r)
+		r.missing = repeats - len(cs)
+		if len(r.seen) > 1 || r.seen[r.expected] != len(cs) || r.missing > 0 {
+			rows = append(rows, r)
 		}
 	}
 	sort.Slice(rows, func(i, j int) bool {
@@ -235,19 +209,16 @@ func differing(runs [][]cell) []row {
 		}
 		return rows[i].name < rows[j].name
 	})
-	return rows
+	return rows, repeats
 }
 
-func printTable(w io.Writer, runs [][]cell, rows []row) {
-	cells := 0
-	if len(runs) > 0 {
-		cells = len(runs[0])
-	}
-	fmt.Fprintf(w, "\n%d loaded runs of %d cells: %d cell(s) whose verdict ever differed\n", len(runs), cells, len(rows))
+func printTable(w io.Writer, rows []row, repeats, cells, load int, took time.Duration) {
+	fmt.Fprintf(w, "\nstress: %d cells x %d repeats with %d loader(s) in %s: %d cell(s) whose verdict ever differed\n",
+		cells, repeats, load, took.Round(time.Second), len(rows))
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%-9s %-10s %-70s %s\n", "family", "expected", "cell", "observed (runs)")
+	fmt.Fprintf(w, "%-9s %-12s %-72s %s\n", "family", "expected", "cell", "observed (repeats)")
 	for _, r := range rows {
 		var obs []string
 		for v, n := range r.seen {
@@ -257,7 +228,7 @@ func printTable(w io.Writer, runs [][]cell, rows []row) {
 		if r.missing > 0 {
 			obs = append(obs, fmt.Sprintf("missing x%d", r.missing))
 		}
-		fmt.Fprintf(w, "%-9s %-10s %-70s %s\n", r.family, r.expected, r.name, strings.Join(obs, ", "))
+		fmt.Fprintf(w, "%-9s %-12s %-72s %s\n", r.family, r.expected, r.name, strings.Join(obs, ", "))
 	}
 }
 
