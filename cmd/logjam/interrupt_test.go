@@ -65,7 +65,7 @@ func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
 	// The capture and utf8 families finish (their progress lines), while D1
 	// under pystderr hangs: in strict mode the watchdog waits for its
 	// deadline, so the SIGINT lands while that cell runs and D2 waits.
-	g.Eventually(session.Out).WithTimeout(4*time.Minute).Should(gbytes.Say(`logjam: (capture|utf8) .*\n(?s:.*)logjam: (capture|utf8) `))
+	g.Eventually(session.Out).WithTimeout(4 * time.Minute).Should(gbytes.Say(`logjam: (capture|utf8) .*\n(?s:.*)logjam: (capture|utf8) `))
 	g.Eventually(func() []string {
 		var d1 []string
 		for _, p := range tagged(tag) {
