@@ -66,7 +66,7 @@ type badInput struct {
 var badInputs = []badInput{
 	// logjam's command line
 	{"no command", "logjam", nil, nil, "", "usage: logjam chaos"},
-	{"unknown command", "logjam", []string{"run"}, nil, "", `unknown command "run" (accepted: chaos, report, -h)`},
+	{"unknown command", "logjam", []string{"run"}, nil, "", `unknown command "run" (accepted: chaos, report, replay, -h)`},
 	{"stray word before flags", "logjam", []string{"chaos", "extra", "-focus", "X"}, nil, "", `unexpected argument "extra"`},
 	{"stray word after flags", "logjam", []string{"chaos", "-focus", "X", "extra"}, nil, "", `unexpected argument "extra"`},
 	{"unknown flag", "logjam", []string{"chaos", "-colour"}, nil, "", "flag provided but not defined: -colour"},
@@ -84,6 +84,14 @@ var badInputs = []badInput{
 	{"report diff: one directory", "logjam", []string{"report", "diff", "a"}, nil, "", "usage: logjam report"},
 	{"report merge: no shards", "logjam", []string{"report", "merge"}, nil, "", "report merge: no shard directories"},
 	{"report merge: unknown flag", "logjam", []string{"report", "merge", "-into", "x", "a"}, nil, "", "flag provided but not defined: -into"},
+	{"replay: no bundle", "logjam", []string{"replay"}, nil, "", "replay: want one bundle directory"},
+	{"replay: not a bundle", "logjam", []string{"replay", "suites"}, nil, "", "is not an evidence bundle"},
+	{"replay: zero runs", "logjam", []string{"replay", "-n", "0", "suites"}, nil, "", "-n of at least 1"},
+	{"random: runs not a number", "logjam", []string{"chaos", "-random", "x"}, nil, "", `invalid value "x" for flag -random`},
+	{"random: seed not a number", "logjam", []string{"chaos", "-random", "5", "-seed", "x"}, nil, "", `invalid value "x" for flag -seed`},
+	{"random: unknown policy", "logjam", []string{"chaos", "-random", "5", "-policy", "nope"}, nil, "", `policy "nope" is not a policy or variant`},
+	{"random: unknown family", "logjam", []string{"chaos", "-random", "5", "-family", "nope"}, nil, "", `family "nope" (accepted: sink, lazyinit)`},
+	{"random: stray word", "logjam", []string{"chaos", "-random", "5", "extra"}, nil, "", `unexpected argument "extra"`},
 	// logjam's environment
 	{"LOGJAM_PROFILE unknown", "logjam", []string{"chaos"}, []string{"LOGJAM_PROFILE=weekly"}, "", `no profile "weekly"`},
 	{"LOGJAM_TIMEOUT_SCALE NaN", "logjam", []string{"chaos"}, []string{"LOGJAM_TIMEOUT_SCALE=NaN"}, "", `LOGJAM_TIMEOUT_SCALE="NaN" is not a finite number above 0`},
