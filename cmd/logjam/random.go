@@ -69,6 +69,9 @@ func (r *randomFlags) active() bool { return r.runs > 0 || r.replay != "" }
 
 // checkRandomFlags refuses bad values before anything runs.
 func (r *randomFlags) check(set map[string]bool) error {
+	if set["random"] && r.runs <= 0 {
+		return fmt.Errorf("-random %d: want a positive number of runs", r.runs)
+	}
 	if !r.active() {
 		for _, n := range []string{"seed", "policy", "family", "j", "shrink-runs", "replays"} {
 			if set[n] {
@@ -76,9 +79,6 @@ func (r *randomFlags) check(set map[string]bool) error {
 			}
 		}
 		return nil
-	}
-	if r.runs < 0 || set["random"] && r.runs == 0 {
-		return fmt.Errorf("-random %d: want a positive number of runs", r.runs)
 	}
 	if r.runs > 0 && r.replay != "" {
 		return fmt.Errorf("-random and -replay do not go together")
