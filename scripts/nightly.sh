@@ -13,7 +13,7 @@
 # Exit: 0 as expected, 1 some cell not as expected, 2 bad input or a broken run.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
+cd "$root" || exit 2
 export LOGJAM_PROFILE="${LOGJAM_PROFILE:-nightly}"
 export LOGJAM_SEED="${LOGJAM_SEED:-$(( $(date +%s) % 1000000 ))}"
 RANDOM_RUNS="${RANDOM_RUNS:-1000}"
