@@ -30,8 +30,10 @@ type Spec struct {
 	Policy   string // "" for the harness's purpose-built children
 	Platform string
 	Python   string
-	Variant  string // lazy init
-	Backend  string // lazy init
+	// Stderr is how Python opened sys.stderr: "" (buffered) or "unbuffered".
+	Stderr  string
+	Variant string // lazy init
+	Backend string // lazy init
 	// Failpoints are added to the child's GO_FAILPOINTS (validated first).
 	Failpoints failpoints.Set
 	// Deadline overrides the profile's (before scaling), when set.
@@ -44,7 +46,7 @@ type Spec struct {
 // Args is the child's command line after the binary.
 func (s Spec) Args() []string {
 	a := []string{"-scenario", s.Scenario}
-	for _, kv := range [][2]string{{"-policy", s.Policy}, {"-platform", s.Platform}, {"-python", s.Python}, {"-variant", s.Variant}, {"-backend", s.Backend}, {"-schedule", s.Schedule}} {
+	for _, kv := range [][2]string{{"-policy", s.Policy}, {"-platform", s.Platform}, {"-python", s.Python}, {"-stderr", s.Stderr}, {"-variant", s.Variant}, {"-backend", s.Backend}, {"-schedule", s.Schedule}} {
 		if kv[1] != "" {
 			a = append(a, kv[0], kv[1])
 		}
@@ -58,6 +60,7 @@ type Outcome struct {
 	Policy   string          `json:"policy,omitempty"`
 	Platform string          `json:"platform,omitempty"`
 	Python   string          `json:"python,omitempty"`
+	Stderr   string          `json:"stderr,omitempty"`
 	Variant  string          `json:"variant,omitempty"`
 	Backend  string          `json:"backend,omitempty"`
 	Observed verdict.Verdict `json:"observed"`
@@ -141,7 +144,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	fd2Bytes, fd2Err := fd2.collect()
 	out := &Outcome{
 		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
-		Variant: spec.Variant, Backend: spec.Backend,
+		Stderr: spec.Stderr, Variant: spec.Variant, Backend: spec.Backend,
 		Ms: res.Duration.Milliseconds(), Reason: res.Reason, Command: res.Command,
 		Result: res, Transcript: telemetry.Decode(res.Events), FD2: fd2Bytes,
 	}

@@ -25,6 +25,8 @@ type Cell struct {
 	Backend  string `json:"backend,omitempty"`
 	Platform string `json:"platform,omitempty"`
 	Python   string `json:"python,omitempty"`
+	// Stderr is the sys.stderr profile ("" for buffered, "unbuffered").
+	Stderr string `json:"stderr,omitempty"`
 	// Failpoints is the cell's GO_FAILPOINTS value ("" for none).
 	Failpoints string          `json:"failpoints,omitempty"`
 	Expected   verdict.Verdict `json:"expected"`

@@ -34,6 +34,8 @@ type FD2 struct {
 	g   *Graph
 	tel *telemetry.Writer
 
+	blksize int // st_blksize of fd 2 when it was opened: sys.stderr's buffer size
+
 	noRoom int // room checks that found no room; guarded by the graph's mutex
 }
 
@@ -63,6 +65,10 @@ func openFD2(g *Graph, tel *telemetry.Writer) (*FD2, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(2, &st); err != nil {
 		return nil, fmt.Errorf("fd 2 is not open: %w", err)
+	}
+	f.blksize = int(st.Blksize)
+	if f.blksize <= 0 {
+		f.blksize = 8192 // io.DEFAULT_BUFFER_SIZE
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFIFO:
@@ -152,19 +158,15 @@ func (f *FD2) drainWake() {
 	}
 }
 
-// write writes b to fd 2 and returns how many bytes it wrote. It blocks
-// while fd 2 has no room. When interruptible (a Python write on the main
-// thread), a signal arriving while it waits returns early with
-// interrupted set, so the caller can run the handlers.
-func (f *FD2) write(t *Thread, b []byte, interruptible bool) (n int, interrupted bool) {
+// writeCall is one write(2) of b on the blocking fd 2, as the kernel runs
+// it: it moves what fits and waits for room. A signal that arrives while it
+// waits ends it when interruptible (the main thread, where the kernel
+// delivers SIGINT; Python installs its handler without SA_RESTART): with
+// the bytes moved so far, or with none and EINTR. The caller drains stale
+// wake-ups (drainWake) once, before its first call.
+func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, eintr bool) {
 	if f.probe < 0 {
 		return f.blockingWrite(b), false
-	}
-	if interruptible && f.wake[0] >= 0 {
-		// A SIGINT that arrived before this write is the eval loop's to
-		// handle, not this write's: CPython's write(2) is interrupted only
-		// by a signal that lands while it blocks.
-		f.drainWake()
 	}
 	for n < len(b) {
 		m, err := unix.Write(f.probe, b[n:])
@@ -192,17 +194,55 @@ func (f *FD2) write(t *Thread, b []byte, interruptible bool) (n int, interrupted
 		f.g.waitOnMode(t, f.room, true, func() { woke = f.pollRoomOrWake() })
 		if woke {
 			f.drainWake()
-			return n, true
+			return n, n == 0
 		}
 	}
 	return n, false
 }
 
+// beginWrite starts a write operation of t: a SIGINT that arrived before it
+// is the eval loop's to handle, not this write's (a write(2) is interrupted
+// only by a signal that lands while it blocks). It reports whether a signal
+// can interrupt t's write(2) calls.
+func (f *FD2) beginWrite(t *Thread) (interruptible bool) {
+	if t.Main && f.wake[0] >= 0 {
+		f.drainWake()
+		return true
+	}
+	return false
+}
+
+// WriteDirect is fwrite of b on the unbuffered C stderr (glibc): write(2)
+// until every byte is out, blocking while fd 2 has no room; a call that a
+// signal ends with nothing moved (EINTR) ends the fwrite, and the rest of b
+// is lost (glibc does not retry EINTR). It returns the bytes written.
+func (f *FD2) WriteDirect(t *Thread, b []byte) int {
+	intr := f.beginWrite(t)
+	n := 0
+	for n < len(b) {
+		m, eintr := f.writeCall(t, b[n:], intr)
+		n += m
+		if eintr {
+			f.tel.Emit(telemetry.WriteInterrupted{Thread: t.Name, Written: n, Lost: len(b) - n, By: "fwrite: EINTR is not retried"})
+			return n
+		}
+	}
+	return n
+}
+
+// WriteAll is a write(2) loop that retries EINTR (the signal's flag is
+// already set for the eval loop): every byte of b goes out, blocking while
+// fd 2 has no room.
+func (f *FD2) WriteAll(t *Thread, b []byte) {
+	intr := f.beginWrite(t)
+	for n := 0; n < len(b); {
+		m, _ := f.writeCall(t, b[n:], intr)
+		n += m
+	}
+}
+
 // pollRoomOrWake waits for POLLOUT on fd 2 or a byte on the wake pipe; it
 // reports whether the wake pipe fired.
-// WriteDirect is a C stdio write of b: it blocks while fd 2 has no room.
-func (f *FD2) WriteDirect(t *Thread, b []byte) { f.write(t, b, false) }
-
 func (f *FD2) pollRoomOrWake() bool {
 	fds := []unix.PollFd{{Fd: 2, Events: unix.POLLOUT}, {Fd: int32(f.wake[0]), Events: unix.POLLIN}}
 	for {

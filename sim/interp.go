@@ -46,13 +46,20 @@ func (v Version) String() string {
 	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Micro)
 }
 
+// DropsUndecodableMessage reports whether PyErr_SetString with invalid
+// UTF-8 raises the exception with its message silently dropped (3.10:
+// RuntimeError()) instead of a UnicodeDecodeError (3.11 and later; some
+// distribution builds of 3.11 behave as 3.10, which the model does not
+// follow).
+func (v Version) DropsUndecodableMessage() bool { return v.Major == 3 && v.Minor < 11 }
+
 // Before reports whether v is older than o.
 func (v Version) Before(o Version) bool { return v.Hex() < o.Hex() }
 
-// ParseVersion accepts 3.11 to 3.15, with an optional micro version.
+// ParseVersion accepts 3.10 to 3.15, with an optional micro version.
 func ParseVersion(s string) (Version, error) {
 	parts := strings.Split(s, ".")
-	bad := fmt.Errorf("unknown Python version %q (accepted: 3.11 to 3.15, as X.Y or X.Y.Z)", s)
+	bad := fmt.Errorf("unknown Python version %q (accepted: 3.10 to 3.15, as X.Y or X.Y.Z)", s)
 	if len(parts) < 2 || len(parts) > 3 {
 		return Version{}, bad
 	}
@@ -65,7 +72,7 @@ func ParseVersion(s string) (Version, error) {
 		nums[i] = n
 	}
 	v := Version{nums[0], nums[1], nums[2]}
-	if v.Major != 3 || v.Minor < 11 || v.Minor > 15 {
+	if v.Major != 3 || v.Minor < 10 || v.Minor > 15 {
 		return Version{}, bad
 	}
 	return v, nil
@@ -205,6 +212,10 @@ func (in *Interp) Shutdown(main *Thread) error {
 	}
 	for _, h := range hooks {
 		h(main)
+	}
+	// flush_std_files: what an interrupted write left in sys.stderr's buffer.
+	if o, ok := in.original.(*OriginalStream); ok {
+		_ = o.Flush(main)
 	}
 	err := in.finalize(main)
 	in.DumpStreams()

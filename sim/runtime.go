@@ -36,6 +36,8 @@ type Line struct {
 type Options struct {
 	Platform Platform
 	Python   Version
+	// Stderr is how Python opened sys.stderr ("" is Buffered).
+	Stderr Buffering
 	// Policy builds the log sink (logjam/sim/policy.ByName).
 	Policy PolicyMaker
 	// NoTelemetry leaves fd 3 alone (benchmarks in a process whose fd 3 is
@@ -78,7 +80,7 @@ func New(opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.original = &OriginalStream{fd2: fd2}
+	in.original = newOriginalStream(fd2, opts.Stderr)
 	in.SetStderr(in.original)
 	in.Signals = newSignals(in, fd2.Wake)
 	rt := &Runtime{In: in, G: in.G, Tel: tel, FD2: fd2, start: start}
@@ -106,7 +108,8 @@ func New(opts Options) (*Runtime, error) {
 		}
 	}()
 	tel.Emit(telemetry.Start{Pid: os.Getpid(), Policy: rt.Policy.Name(), Platform: string(opts.Platform),
-		Python: opts.Python.String(), FD2: string(fd2.Kind), Sigint: string(in.Signals.Kind())})
+		Python: opts.Python.String(), FD2: string(fd2.Kind), Sigint: string(in.Signals.Kind()),
+		Stderr: string(in.original.(*OriginalStream).Buffering())})
 	return rt, nil
 }
 

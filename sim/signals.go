@@ -36,10 +36,13 @@ type Signals struct {
 	runs      int
 	onTrip    func()
 	onArrival func() // a real SIGINT reached the bridge (the console's hint)
+	// wake interrupts a blocked write(2): only a real signal does, never
+	// PyErr_SetInterrupt.
+	wake func()
 }
 
 func newSignals(in *Interp, wake func()) *Signals {
-	s := &Signals{in: in, kind: HandlerDefault, onTrip: wake}
+	s := &Signals{in: in, kind: HandlerDefault, wake: wake}
 	// Python installs its SIGINT handler only when SIGINT was not ignored at
 	// start (cmd & in a non-interactive shell starts it ignored).
 	if signal.Ignored(syscall.SIGINT) {
@@ -56,6 +59,9 @@ func (s *Signals) listen() {
 	signals.Bridge(syscall.SIGINT, func() {
 		s.in.Tel.Emit(telemetry.Signal{Signal: "SIGINT"})
 		s.trip()
+		if s.wake != nil {
+			s.wake()
+		}
 		s.mu.Lock()
 		arrived := s.onArrival
 		s.mu.Unlock()

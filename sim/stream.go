@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -33,37 +34,175 @@ type Stream interface {
 	Write(t *Thread, s string) *PyErr
 }
 
-// OriginalStream is sys.__stderr__: TextIOWrapper -> BufferedWriter ->
-// FileIO(2), line buffered, so every line reaches write(2) at once, with the
-// GIL released around the system call.
-type OriginalStream struct{ fd2 *FD2 }
+// Buffering is how Python opened sys.stderr on fd 2.
+type Buffering string
+
+// The stderr profiles.
+const (
+	// Buffered (the default): TextIOWrapper -> BufferedWriter -> FileIO(2),
+	// line buffered.
+	Buffered Buffering = "buffered"
+	// Unbuffered (python -u, PYTHONUNBUFFERED=1): sys.stderr.buffer is the
+	// raw FileIO(2) and TextIOWrapper writes through to it.
+	Unbuffered Buffering = "unbuffered"
+)
+
+// ParseBuffering validates a stderr profile ("" is Buffered).
+func ParseBuffering(s string) (Buffering, error) {
+	switch Buffering(s) {
+	case "", Buffered:
+		return Buffered, nil
+	case Unbuffered:
+		return Unbuffered, nil
+	}
+	return "", fmt.Errorf("unknown stderr profile %q (accepted: buffered, unbuffered)", s)
+}
+
+// OriginalStream is sys.__stderr__ on fd 2, with the GIL released around
+// each write(2). Buffered: a line goes into the BufferedWriter (its size
+// fd 2's st_blksize) and line buffering flushes it at once; the flush runs
+// the signal handlers after each raw write that moved bytes
+// (PyErr_CheckSignals in _bufferedwriter_flush_unlocked), and bytes an
+// interrupted flush did not move stay in the buffer and go out with the
+// next write (or at exit); only a write larger than the buffer loses the
+// bytes it did not move. Unbuffered: one FileIO.write per text, whose short
+// count TextIOWrapper ignores: an interrupted write returns success with
+// the rest missing. The BufferedWriter's own lock is not modelled.
+type OriginalStream struct {
+	fd2        *FD2
+	unbuffered bool
+	bufSize    int
+
+	mu      sync.Mutex
+	pending []byte // the BufferedWriter's bytes not yet written
+}
+
+func newOriginalStream(fd2 *FD2, b Buffering) *OriginalStream {
+	return &OriginalStream{fd2: fd2, unbuffered: b == Unbuffered, bufSize: fd2.blksize}
+}
 
 // Name implements Stream.
 func (s *OriginalStream) Name() string { return "sys.__stderr__" }
 
-// Write implements Stream: FileIO.write. On the main thread a pending
-// signal interrupts a blocked write (EINTR): the GIL is retaken, the
-// handlers run, and an exception they raise ends the write. Bytes the
-// interrupted write did not reach are dropped, not kept for a later flush.
-func (s *OriginalStream) Write(t *Thread, text string) *PyErr {
-	b := []byte(text)
-	t.ReleaseGIL()
-	if ms, ok := failpoints.Int(failpoints.PythonWriteGILDropped); ok && ms > 0 {
-		time.Sleep(time.Duration(ms) * time.Millisecond)
+// Buffering is the stream's profile.
+func (s *OriginalStream) Buffering() Buffering {
+	if s.unbuffered {
+		return Unbuffered
 	}
-	for len(b) > 0 {
-		n, interrupted := s.fd2.write(t, b, t.Main)
-		b = b[n:]
-		if interrupted {
-			t.AcquireGIL()
-			if err := t.in.Signals.Check(t); err != nil {
-				return err
-			}
-			t.ReleaseGIL()
+	return Buffered
+}
+
+// Write implements Stream: sys.stderr.write(text) (and the flush line
+// buffering makes).
+func (s *OriginalStream) Write(t *Thread, text string) *PyErr {
+	s.fd2.beginWrite(t)
+	b := []byte(text)
+	if s.unbuffered {
+		_, err := s.rawWrite(t, b) // a short count is ignored
+		return err
+	}
+	rest := append(s.takePending(), b...)
+	for len(rest) > s.bufSize { // larger than the buffer: raw writes, no retention
+		n, err := s.rawWrite(t, rest)
+		if err != nil {
+			return err
+		}
+		rest = rest[n:]
+		if err := t.in.Signals.Check(t); err != nil {
+			return err
 		}
 	}
-	t.AcquireGIL()
+	return s.flushBuffer(t, rest)
+}
+
+// flushBuffer writes b as the BufferedWriter's flush does; what an
+// exception leaves unwritten stays in the buffer.
+func (s *OriginalStream) flushBuffer(t *Thread, b []byte) *PyErr {
+	for len(b) > 0 {
+		n, err := s.rawWrite(t, b)
+		b = b[n:]
+		if err == nil {
+			err = t.in.Signals.Check(t)
+		}
+		if err != nil {
+			s.retain(b)
+			return err
+		}
+	}
 	return nil
+}
+
+// Flush is sys.stderr.flush(): the bytes an interrupted write left in the
+// BufferedWriter.
+func (s *OriginalStream) Flush(t *Thread) *PyErr {
+	if s.unbuffered {
+		return nil
+	}
+	s.fd2.beginWrite(t)
+	return s.flushBuffer(t, s.takePending())
+}
+
+// WriteRaw writes b through sys.stderr.buffer's raw FileIO after a flush, a
+// FileIO.write at a time, counting what each accepted; it runs the signal
+// handlers after a short write. It returns the bytes of b that reached fd 2
+// and the exception that stopped it, if any.
+func (s *OriginalStream) WriteRaw(t *Thread, b []byte) (int, *PyErr) {
+	if err := s.Flush(t); err != nil {
+		return 0, err
+	}
+	s.fd2.beginWrite(t)
+	n := 0
+	for n < len(b) {
+		m, err := s.rawWrite(t, b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if n < len(b) {
+			if err := t.in.Signals.Check(t); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// rawWrite is FileIO.write (_Py_write): write(2) with the GIL released; on
+// EINTR, on the main thread, the handlers run and an exception they raise
+// ends it, else it writes again. It returns the count one write(2) moved.
+func (s *OriginalStream) rawWrite(t *Thread, b []byte) (int, *PyErr) {
+	for {
+		t.ReleaseGIL()
+		if ms, ok := failpoints.Int(failpoints.PythonWriteGILDropped); ok && ms > 0 {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		n, eintr := s.fd2.writeCall(t, b, t.Main)
+		t.AcquireGIL()
+		if !eintr {
+			return n, nil
+		}
+		if err := t.in.Signals.Check(t); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (s *OriginalStream) takePending() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending
+	s.pending = nil
+	return p
+}
+
+func (s *OriginalStream) retain(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.pending = append(append([]byte(nil), b...), s.pending...)
+	s.mu.Unlock()
+	s.fd2.tel.Emit(telemetry.Retained{Bytes: len(b)})
 }
 
 // MemStream is an in-memory sys.stderr: io.StringIO under capsys,

@@ -18,7 +18,7 @@
 // The kinds and their fields are the types in events.go, one per kind (Kind()
 // returns the "ev" string): start, exit, line, route, flush, fallback,
 // fatal-flush, dropped, exception, abort, capture, capture-fd2, fd2,
-// blocked-write, cycle, dump, mark, observed, signal, set-interrupt, handler,
+// blocked-write, write-interrupted, retained, cycle, dump, mark, observed, signal, set-interrupt, handler,
 // stream-wait, finalize, daemon-fate, lazy-queue, callback, native-init,
 // initialized, malformed-event.
 //

@@ -21,6 +21,7 @@ type Start struct {
 	Python   string `json:"python"`
 	FD2      string `json:"fd2"`
 	Sigint   string `json:"sigint"`
+	Stderr   string `json:"stderr,omitempty"` // buffered or unbuffered (python -u)
 }
 
 // Exit is the exit status the program chose (0 after "done").
@@ -139,6 +140,24 @@ type BlockedWrite struct {
 	Thread  string `json:"thread"`
 	Pending int    `json:"pending"`
 	GIL     bool   `json:"gil"`
+}
+
+// WriteInterrupted: a signal ended a write(2) that had moved nothing
+// (EINTR) and the writer gave up: Written bytes of the write went out, Lost
+// did not.
+type WriteInterrupted struct {
+	Meta
+	Thread  string `json:"thread"`
+	Written int    `json:"written"`
+	Lost    int    `json:"lost"`
+	By      string `json:"by"`
+}
+
+// Retained: an interrupted flush of sys.stderr's BufferedWriter left Bytes
+// in its buffer; they go out with the next write or at exit.
+type Retained struct {
+	Meta
+	Bytes int `json:"bytes"`
 }
 
 // Edge is one wait of a cycle: Thread holds Holds and waits for Waits,
@@ -321,6 +340,8 @@ const (
 	KindCaptureFD2   = "capture-fd2"
 	KindFD2          = "fd2"
 	KindBlockedWrite = "blocked-write"
+	KindWriteIntr    = "write-interrupted"
+	KindRetained     = "retained"
 	KindCycle        = "cycle"
 	KindDump         = "dump"
 	KindMark         = "mark"
@@ -342,36 +363,38 @@ const (
 	KindMalformed = "malformed"
 )
 
-func (Start) Kind() string          { return KindStart }
-func (Exit) Kind() string           { return KindExit }
-func (Line) Kind() string           { return KindLine }
-func (Route) Kind() string          { return KindRoute }
-func (Flush) Kind() string          { return KindFlush }
-func (Fallback) Kind() string       { return KindFallback }
-func (FatalFlush) Kind() string     { return KindFatalFlush }
-func (Dropped) Kind() string        { return KindDropped }
-func (Exception) Kind() string      { return KindException }
-func (Abort) Kind() string          { return KindAbort }
-func (Capture) Kind() string        { return KindCapture }
-func (CaptureFD2) Kind() string     { return KindCaptureFD2 }
-func (FD2) Kind() string            { return KindFD2 }
-func (BlockedWrite) Kind() string   { return KindBlockedWrite }
-func (Cycle) Kind() string          { return KindCycle }
-func (Dump) Kind() string           { return KindDump }
-func (Mark) Kind() string           { return KindMark }
-func (Observed) Kind() string       { return KindObserved }
-func (Signal) Kind() string         { return KindSignal }
-func (SetInterrupt) Kind() string   { return KindSetInterrupt }
-func (Handler) Kind() string        { return KindHandler }
-func (StreamWait) Kind() string     { return KindStreamWait }
-func (Finalize) Kind() string       { return KindFinalize }
-func (ScenarioError) Kind() string  { return KindScenarioErr }
-func (DaemonFate) Kind() string     { return KindDaemonFate }
-func (LazyQueue) Kind() string      { return KindLazyQueue }
-func (Callback) Kind() string       { return KindCallback }
-func (NativeInit) Kind() string     { return KindNativeInit }
-func (Initialized) Kind() string    { return KindInitialized }
-func (MalformedEvent) Kind() string { return KindMalformedEv }
+func (Start) Kind() string            { return KindStart }
+func (Exit) Kind() string             { return KindExit }
+func (Line) Kind() string             { return KindLine }
+func (Route) Kind() string            { return KindRoute }
+func (Flush) Kind() string            { return KindFlush }
+func (Fallback) Kind() string         { return KindFallback }
+func (FatalFlush) Kind() string       { return KindFatalFlush }
+func (Dropped) Kind() string          { return KindDropped }
+func (Exception) Kind() string        { return KindException }
+func (Abort) Kind() string            { return KindAbort }
+func (Capture) Kind() string          { return KindCapture }
+func (CaptureFD2) Kind() string       { return KindCaptureFD2 }
+func (FD2) Kind() string              { return KindFD2 }
+func (BlockedWrite) Kind() string     { return KindBlockedWrite }
+func (WriteInterrupted) Kind() string { return KindWriteIntr }
+func (Retained) Kind() string         { return KindRetained }
+func (Cycle) Kind() string            { return KindCycle }
+func (Dump) Kind() string             { return KindDump }
+func (Mark) Kind() string             { return KindMark }
+func (Observed) Kind() string         { return KindObserved }
+func (Signal) Kind() string           { return KindSignal }
+func (SetInterrupt) Kind() string     { return KindSetInterrupt }
+func (Handler) Kind() string          { return KindHandler }
+func (StreamWait) Kind() string       { return KindStreamWait }
+func (Finalize) Kind() string         { return KindFinalize }
+func (ScenarioError) Kind() string    { return KindScenarioErr }
+func (DaemonFate) Kind() string       { return KindDaemonFate }
+func (LazyQueue) Kind() string        { return KindLazyQueue }
+func (Callback) Kind() string         { return KindCallback }
+func (NativeInit) Kind() string       { return KindNativeInit }
+func (Initialized) Kind() string      { return KindInitialized }
+func (MalformedEvent) Kind() string   { return KindMalformedEv }
 
 // Marks: the names of Mark events the parent acts on.
 const (

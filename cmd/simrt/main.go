@@ -38,7 +38,8 @@ func run(args []string) int {
 	id := fs.String("scenario", "", "scenario id (see -list)")
 	policyName := fs.String("policy", "merged", "log sink policy: "+strings.Join(sim.Policies, ", "))
 	platform := fs.String("platform", "linux", "platform profile: linux, macos")
-	python := fs.String("python", "3.12", "Python version, 3.11 to 3.15 (X.Y or X.Y.Z)")
+	python := fs.String("python", "3.12", "Python version, 3.10 to 3.15 (X.Y or X.Y.Z)")
+	stderrProfile := fs.String("stderr", "buffered", "how Python opened sys.stderr: buffered, or unbuffered (python -u, PYTHONUNBUFFERED=1)")
 	variant := fs.String("variant", "", "lazy-init variant for L scenarios: old, initfast, norace, fixed")
 	backend := fs.String("backend", "", "lazy-init backend for L scenarios: cuda, xpu, mtia")
 	sched := fs.String("schedule", "", "random schedule for scenario R (base64 of its JSON, or the JSON); it names the policy, platform and Python")
@@ -48,11 +49,11 @@ func run(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stdout)
-			fmt.Println("usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]] | simrt -list")
+			fmt.Println("usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]] [-stderr buffered|unbuffered] | simrt -list")
 			fs.PrintDefaults()
 			return 0
 		}
-		return usageError("%v (usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]]; simrt -list)", err)
+		return usageError("%v (usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]] [-stderr buffered|unbuffered]; simrt -list)", err)
 	}
 	if fs.NArg() > 0 {
 		return usageError("unexpected argument %q", fs.Arg(0))
@@ -91,6 +92,10 @@ func run(args []string) int {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	buffering, err := sim.ParseBuffering(*stderrProfile)
+	if err != nil {
+		return usageError("%v", err)
+	}
 	mk, err := policy.ByName(*policyName)
 	if err != nil {
 		return usageError("%v", err)
@@ -105,7 +110,7 @@ func run(args []string) int {
 	if prog.Raw != nil {
 		return prog.Raw()
 	}
-	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Policy: mk, Console: byHandConsole()})
+	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Stderr: buffering, Policy: mk, Console: byHandConsole()})
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -150,7 +155,7 @@ func printList(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-4s %-9s %-40s %s\n       %s\n", p.ID, p.Family, p.Slug, params, p.Summary)
 	}
-	fmt.Fprintf(w, "policies: %s\nplatforms: linux, macos\npython: 3.11 to 3.15 (X.Y or X.Y.Z)\n", strings.Join(sim.Policies, ", "))
+	fmt.Fprintf(w, "policies: %s\nplatforms: linux, macos\npython: 3.10 to 3.15 (X.Y or X.Y.Z)\nstderr: buffered, unbuffered\n", strings.Join(sim.Policies, ", "))
 	fmt.Fprintln(w, "failpoints (GO_FAILPOINTS=name=terms;...):")
 	for _, fp := range failpoints.Catalogue {
 		fmt.Fprintf(w, "  %-32s %s [%s]\n", fp.Name, fp.Does, fp.Terms)

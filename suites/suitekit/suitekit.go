@@ -145,7 +145,7 @@ func entry(skip int, spec cell.Spec, expected string, then Then, decorations ...
 
 func params(s cell.Spec) []string {
 	var p []string
-	for _, kv := range [][2]string{{"policy", s.Policy}, {"variant", s.Variant}, {"backend", s.Backend}, {"platform", s.Platform}, {"py", s.Python}} {
+	for _, kv := range [][2]string{{"policy", s.Policy}, {"variant", s.Variant}, {"backend", s.Backend}, {"platform", s.Platform}, {"py", s.Python}, {"stderr", s.Stderr}} {
 		if kv[1] != "" {
 			p = append(p, kv[0]+"="+kv[1])
 		}
@@ -181,7 +181,7 @@ func CheckAs(ctx ginkgo.SpecContext, id string, spec cell.Spec, expected string)
 	}
 	name := ginkgo.CurrentSpecReport().LeafNodeText
 	c := report.Cell{ID: id, Name: name, Family: family,
-		Scenario: out.Scenario, Policy: out.Policy, Variant: out.Variant, Backend: out.Backend, Platform: out.Platform, Python: out.Python,
+		Scenario: out.Scenario, Policy: out.Policy, Variant: out.Variant, Backend: out.Backend, Platform: out.Platform, Python: out.Python, Stderr: out.Stderr,
 		Failpoints: spec.Failpoints.Env(),
 		Expected:   verdict.Verdict(expected), Observed: out.Observed, Ms: out.Ms,
 		Rerun:    report.Rerun(family, name, Profile.Name, Profile.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
