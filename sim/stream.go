@@ -142,31 +142,6 @@ func (s *OriginalStream) Flush(t *Thread) *PyErr {
 	return s.flushBuffer(t, s.takePending())
 }
 
-// WriteRaw writes b through sys.stderr.buffer's raw FileIO after a flush, a
-// FileIO.write at a time, counting what each accepted; it runs the signal
-// handlers after a short write. It returns the bytes of b that reached fd 2
-// and the exception that stopped it, if any.
-func (s *OriginalStream) WriteRaw(t *Thread, b []byte) (int, *PyErr) {
-	if err := s.Flush(t); err != nil {
-		return 0, err
-	}
-	s.fd2.beginWrite(t)
-	n := 0
-	for n < len(b) {
-		m, err := s.rawWrite(t, b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-		if n < len(b) {
-			if err := t.in.Signals.Check(t); err != nil {
-				return n, err
-			}
-		}
-	}
-	return n, nil
-}
-
 // rawWrite is FileIO.write (_Py_write): write(2) with the GIL released; on
 // EINTR, on the main thread, the handlers run and an exception they raise
 // ends it, else it writes again. It returns the count one write(2) moved.

@@ -51,6 +51,9 @@ type callState struct {
 type kit struct {
 	rt    *sim.Runtime
 	calls sync.Map // *sim.Thread -> *callState
+	// retryEINTR: direct writes are a write(2) loop that retries EINTR
+	// (logjam's own), not fwrite, which gives up on it.
+	retryEINTR bool
 }
 
 func (k *kit) base() *kit { return k }
@@ -106,14 +109,26 @@ func (k *kit) roomCheck(wait time.Duration, careful bool) (room bool) {
 }
 
 // directWrite is C stdio: the stdio lock is held, the GIL is kept if held,
-// and the write blocks while fd 2 has no room.
+// and the write blocks while fd 2 has no room. A SIGINT that ends a
+// blocked write(2) loses the rest of b (fwrite does not retry EINTR),
+// unless the sink retries.
 func (k *kit) directWrite(t *sim.Thread, b []byte) {
 	k.rt.Stdio.Acquire(t)
 	if ms, ok := failpoints.Int(failpoints.DirectWriteDelay); ok && ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 	}
-	k.rt.FD2.WriteDirect(t, b)
+	k.fdWrite(t, b)
 	k.rt.Stdio.Release(t)
+}
+
+// fdWrite writes b to fd 2 (stdio lock held): fwrite, or the sink's own
+// write(2) loop that retries EINTR.
+func (k *kit) fdWrite(t *sim.Thread, b []byte) {
+	if k.retryEINTR {
+		k.rt.FD2.WriteAll(t, b)
+		return
+	}
+	k.rt.FD2.WriteDirect(t, b)
 }
 
 func (k *kit) directLine(t *sim.Thread, l sim.Line, why string) {
@@ -200,6 +215,17 @@ func (k *kit) directWhileRoom(t *sim.Thread, tk taken, careful bool) (leftLines,
 		k.directWrite(t, l)
 	}
 	return 0, 0
+}
+
+// setString is PyErr_SetString of the whole text, as pybind11 raises a C++
+// exception's what(): strict; on 3.10 an undecodable text raises the
+// exception with its message silently dropped.
+func (k *kit) setString(text []byte) (string, *sim.PyErr) {
+	s, err := strictText(text)
+	if err != nil && k.rt.In.Python.DropsUndecodableMessage() {
+		return "", nil
+	}
+	return s, err
 }
 
 func strictText(b []byte) (string, *sim.PyErr) {

@@ -10,9 +10,11 @@ import (
 	"logjam/telemetry"
 )
 
-// pyStderr is the original: every line, fatal included, is a strict
-// Python write; any exception from the decode or the write is swallowed
-// and that line is lost.
+// pyStderr is the original: std::cerr (unitbuf) over pybind11's
+// pythonbuf. Every line, fatal included, is decoded strictly and written
+// with sys.stderr.write and .flush; a decode or a write that raises makes
+// pythonbuf throw error_already_set out of the noexcept ostream::sentry
+// destructor: std::terminate, SIGABRT.
 type pyStderr struct{ *kit }
 
 func (p *pyStderr) Name() string                { return "pystderr" }
@@ -21,16 +23,19 @@ func (p *pyStderr) Exit(*sim.Thread) *sim.PyErr { return nil }
 func (p *pyStderr) Emit(t *sim.Thread, l sim.Line) {
 	s, derr := strictText(l.Bytes)
 	if derr != nil {
-		p.rt.Route(t, l, "dropped", "swallowed "+derr.Error())
-		return
+		p.terminate(t, l, derr)
 	}
 	p.rt.Route(t, l, "python", "pythonbuf: sys.stderr.write")
 	if err := p.pythonWrite(t, s); err != nil {
-		p.rt.Route(t, l, "dropped", "swallowed "+err.Type+" from sys.stderr.write")
+		p.terminate(t, l, err)
 	}
 }
+func (p *pyStderr) terminate(t *sim.Thread, l sim.Line, err *sim.PyErr) {
+	p.rt.Route(t, l, "dropped", "pythonbuf threw error_already_set ("+err.Type+")")
+	p.rt.Abort("std::terminate: error_already_set (" + err.Type + ") thrown out of the noexcept ostream::sentry destructor")
+}
 func (p *pyStderr) ExceptionText(main, appended []byte) (string, *sim.PyErr) {
-	return strictText(pytext.FullExceptionText(main, appended))
+	return p.setString(pytext.FullExceptionText(main, appended))
 }
 
 // fd2Direct is the first fix: every line a direct write, no room check.
@@ -43,7 +48,7 @@ func (p *fd2Direct) Emit(t *sim.Thread, l sim.Line) {
 	p.directLine(t, l, "every line to fd 2")
 }
 func (p *fd2Direct) ExceptionText(main, appended []byte) (string, *sim.PyErr) {
-	return strictText(pytext.FullExceptionText(main, appended))
+	return p.setString(pytext.FullExceptionText(main, appended))
 }
 
 // bufferedSink is the second round: a call keeps its lines and flushes them
@@ -82,7 +87,7 @@ func (p *bufferedSink) Exit(t *sim.Thread) *sim.PyErr {
 	return saved
 }
 func (p *bufferedSink) ExceptionText(main, appended []byte) (string, *sim.PyErr) {
-	return strictText(pytext.FullExceptionText(main, appended))
+	return p.setString(pytext.FullExceptionText(main, appended))
 }
 
 // adaptiveRules are the differences between the third round and the PR as
@@ -183,11 +188,10 @@ func (p *adaptiveSink) ExceptionText(main, appended []byte) (string, *sim.PyErr)
 	if p.rules.escapeAll {
 		return pytext.DecodeEscaped(pytext.FullExceptionText(main, appended)), nil
 	}
-	m, err := strictText(main)
-	if err != nil {
-		return "", err
-	}
-	return joinExceptionText(m, pytext.DecodeEscaped(appended)), nil
+	// The appended errors escaped, then the whole text decoded strictly (a
+	// main text cut inside a character meets the separator: "invalid
+	// continuation byte"). Not version-dependent: the decode raises itself.
+	return strictText(pytext.FullExceptionText(main, []byte(pytext.DecodeEscaped(appended))))
 }
 
 // logjamSink is ours: merged, plus recovery after a stall, no blocking
@@ -207,6 +211,7 @@ type logjamSink struct {
 func newLogjamSink(k *kit) *logjamSink {
 	r := mergedRules
 	r.name = "logjam"
+	k.retryEINTR = true
 	p := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: r}}
 	k.rt.In.AtTeardown(p.daemonNote)
 	k.rt.In.AtExit(func(t *sim.Thread) {
@@ -240,7 +245,7 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 			p.directAllLocked(t, p.take(t), "room again after a stall")
 			c.direct, c.stalled = true, false
 			p.rt.Route(t, l, "fd2", "direct again after a stall")
-			p.rt.FD2.WriteDirect(t, l.Bytes)
+			p.fdWrite(t, l.Bytes)
 			p.rt.Stdio.Release(t)
 			return
 		}
@@ -268,7 +273,7 @@ func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, why string) bool {
 		return false
 	}
 	p.rt.Route(t, l, "fd2", why)
-	p.rt.FD2.WriteDirect(t, l.Bytes)
+	p.fdWrite(t, l.Bytes)
 	p.rt.Stdio.Release(t)
 	return true
 }
@@ -277,10 +282,10 @@ func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, why string) bool {
 func (p *logjamSink) directAllLocked(t *sim.Thread, tk taken, why string) {
 	p.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: why})
 	if tk.note != nil {
-		p.rt.FD2.WriteDirect(t, tk.note)
+		p.fdWrite(t, tk.note)
 	}
 	for _, l := range tk.lines {
-		p.rt.FD2.WriteDirect(t, l)
+		p.fdWrite(t, l)
 	}
 }
 
@@ -395,13 +400,4 @@ func (p *logjamSink) flushOutside(t *sim.Thread, why string) *sim.PyErr {
 		defer t.ReleaseGIL()
 	}
 	return p.flushTo(t, tk, why)
-}
-
-// joinExceptionText is pytext.FullExceptionText for text already decoded
-// part by part (the third round decoded the two parts differently).
-func joinExceptionText(main, appended string) string {
-	if appended == "" {
-		return main
-	}
-	return main + pytext.RuntimeErrorsSeparator + appended
 }

@@ -14,7 +14,9 @@ var _ = Describe("A replaced sys.stderr", func() {
 		},
 		suitekit.Rows(
 			suitekit.Row(cell.Spec{Scenario: "C1"}, "OK", "MISROUTED", "OK", "OK", "OK", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "C2"}, "LOST", "MISROUTED", "OK", "OK", "OK", "OK"),
+			// C2 under pystderr: CRASH, not LOST; the model was wrong: pythonbuf does not swallow the
+			// OSError, it throws out of a noexcept destructor: std::terminate (FINDINGS.md, "Calibrated").
+			suitekit.Row(cell.Spec{Scenario: "C2"}, "CRASH", "MISROUTED", "OK", "OK", "OK", "OK"),
 			suitekit.Row(cell.Spec{Scenario: "C3"}, "OK", "MISROUTED", "OK", "OK", "OK", "OK")),
 	)
 })

@@ -15,13 +15,24 @@ var _ = Describe("A Ctrl-C during a binding call", func() {
 			suitekit.Verify(ctx, spec, expected, then)
 		},
 		suitekit.Rows(
-			suitekit.Row(cell.Spec{Scenario: "I1"}, "OK", "OK", "OK", "OK", "OK", "OK"),
+			// I1 under pystderr: CRASH, not OK; the model was wrong: the BufferedWriter's flush runs the
+			// pending handler after its write (PyErr_CheckSignals), the write raises KeyboardInterrupt,
+			// and pythonbuf throws out of a noexcept destructor (FINDINGS.md, "Calibrated").
+			suitekit.Row(cell.Spec{Scenario: "I1"}, "CRASH", "OK", "OK", "OK", "OK", "OK"),
 			// I2 under adaptive and merged: DOUBLEINT, not SCENARIOS.md's OK (FINDINGS.md, "I2").
-			suitekit.Row(cell.Spec{Scenario: "I2"}, "LOST", "OK", "LOST", "DOUBLEINT", "DOUBLEINT", "OK"),
-			// I3-I6 under fd2: MISROUTED, not LOSTINT (FINDINGS.md, "I3-I6").
-			suitekit.Row(cell.Spec{Scenario: "I3"}, "LOST", "MISROUTED", "LOST", "OK", "OK", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "I4"}, "LOST", "MISROUTED", "LOST", "OK", "OK", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "I5"}, "LOST", "MISROUTED", "LOST", "LOSTINT", "LOSTINT", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "I6"}, "LOST", "MISROUTED", "LOST", "DOUBLEINT", "DOUBLEINT", "OK")),
+			// I2 under pystderr: CRASH (the interrupted write raises into pythonbuf), and under fd2: LOST
+			// (fwrite gives up on EINTR); the model was wrong on both (FINDINGS.md, "Calibrated").
+			suitekit.Row(cell.Spec{Scenario: "I2"}, "CRASH", "LOST", "LOST", "DOUBLEINT", "DOUBLEINT", "OK"),
+			// I3-I6 under fd2: MISROUTED, not LOSTINT (FINDINGS.md, "I3-I6"). Under pystderr: CRASH, not
+			// LOST; the model was wrong: the stream's exception makes pythonbuf throw (FINDINGS.md, "Calibrated").
+			suitekit.Row(cell.Spec{Scenario: "I3"}, "CRASH", "MISROUTED", "LOST", "OK", "OK", "OK"),
+			suitekit.Row(cell.Spec{Scenario: "I4"}, "CRASH", "MISROUTED", "LOST", "OK", "OK", "OK"),
+			suitekit.Row(cell.Spec{Scenario: "I5"}, "CRASH", "MISROUTED", "LOST", "LOSTINT", "LOSTINT", "OK"),
+			suitekit.Row(cell.Spec{Scenario: "I6"}, "CRASH", "MISROUTED", "LOST", "DOUBLEINT", "DOUBLEINT", "OK"),
+			// python -u: a raw FileIO runs no handler after a write that succeeded (I1 under pystderr is OK),
+			// and TextIOWrapper ignores the short count of an interrupted write: the flush of adaptive and
+			// merged returns success with lines missing (LOST); logjam counts what the raw writes took.
+			suitekit.Row(cell.Spec{Scenario: "I1", Stderr: "unbuffered"}, "OK", "OK", "OK", "OK", "OK", "OK"),
+			suitekit.Row(cell.Spec{Scenario: "I2", Stderr: "unbuffered"}, "CRASH", "LOST", "LOST", "LOST", "LOST", "OK")),
 	)
 })
