@@ -30,7 +30,7 @@ func (o *Outcome) Bundle(c report.Cell, spec Spec, prof config.Profile, bin, mod
 		b.Cell.Evidence.Command = strings.ReplaceAll(b.Cell.Evidence.Command, bin, kept)
 	}
 	b.Replay = &report.Replay{
-		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
+		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python, Stderr: spec.Stderr,
 		Variant: spec.Variant, Backend: spec.Backend, Failpoints: spec.Failpoints.Env(), Deadline: spec.Deadline,
 		Profile: prof, Binary: sum, Module: module,
 	}
@@ -43,6 +43,6 @@ func SpecOf(r report.Replay) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	return Spec{Scenario: r.Scenario, Policy: r.Policy, Platform: r.Platform, Python: r.Python,
+	return Spec{Scenario: r.Scenario, Policy: r.Policy, Platform: r.Platform, Python: r.Python, Stderr: r.Stderr,
 		Variant: r.Variant, Backend: r.Backend, Failpoints: fps, Deadline: r.Deadline}, nil
 }

@@ -164,7 +164,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 func Errored(spec Spec, err error) *Outcome {
 	return &Outcome{
 		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
-		Variant: spec.Variant, Backend: spec.Backend,
+		Stderr: spec.Stderr, Variant: spec.Variant, Backend: spec.Backend,
 		Observed: verdict.Error, Reason: "the run could not start: " + err.Error(),
 	}
 }

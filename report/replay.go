@@ -16,6 +16,7 @@ type Replay struct {
 	Policy     string         `json:"policy,omitempty"`
 	Platform   string         `json:"platform,omitempty"`
 	Python     string         `json:"python,omitempty"`
+	Stderr     string         `json:"stderr,omitempty"`
 	Variant    string         `json:"variant,omitempty"`
 	Backend    string         `json:"backend,omitempty"`
 	Failpoints string         `json:"failpoints,omitempty"`  // GO_FAILPOINTS
