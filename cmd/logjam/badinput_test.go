@@ -137,7 +137,7 @@ var badInputs = []badInput{
 	{"simrt: lower-case scenario", "simrt", []string{"-scenario", "d1"}, nil, "", "unknown scenario"},
 	{"simrt: unknown policy", "simrt", []string{"-scenario", "D1", "-policy", "stderr"}, nil, "", `unknown policy "stderr" (accepted: `},
 	{"simrt: unknown platform", "simrt", []string{"-scenario", "D1", "-platform", "windows"}, nil, "", "unknown platform"},
-	{"simrt: Python too old", "simrt", []string{"-scenario", "D1", "-python", "3.10"}, nil, "", "unknown Python version"},
+	{"simrt: Python too old", "simrt", []string{"-scenario", "D1", "-python", "3.9"}, nil, "", "unknown Python version"},
 	{"simrt: Python too new", "simrt", []string{"-scenario", "D1", "-python", "3.16"}, nil, "", "unknown Python version"},
 	{"simrt: Python 2", "simrt", []string{"-scenario", "D1", "-python", "2.7"}, nil, "", "unknown Python version"},
 	{"simrt: Python not a version", "simrt", []string{"-scenario", "D1", "-python", "3.12.x"}, nil, "", "unknown Python version"},
