@@ -190,3 +190,45 @@ func TestEvictKeepsHeldAndRecentEntries(t *testing.T) {
 		}
 	}
 }
+
+// logjam chaos end to end on two fast cells, repeated twice: a progress
+// line per family without colour, every repeat in the matrix and JUnit,
+// the reports written where -out says.
+func TestChaosKeepsEveryRepeatAndWritesTheReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the suites and runs two cells twice")
+	}
+	out := t.TempDir()
+	var w bytes.Buffer
+	code := run([]string{"chaos", "-focus", `D1 .*policy=(pystderr|logjam) `, "-repeat", "2", "-procs", "1", "-out", out}, &w)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, w.String())
+	}
+	if strings.Contains(w.String(), "\x1b[") {
+		t.Error("colour codes in output that is not a terminal")
+	}
+	if !strings.Contains(w.String(), "logjam: deadlock    2 cells,   2 as expected, 0 not,") {
+		t.Errorf("no progress line for deadlock:\n%s", w.String())
+	}
+	runInfo, cells, err := report.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 4 || runInfo.Repeat != 2 || runInfo.Seed == 0 {
+		t.Fatalf("%d runs (want 2 cells x 2 repeats), run %+v", len(cells), runInfo)
+	}
+	for _, c := range cells {
+		if c.Repeat < 1 || c.Repeat > 2 || !strings.Contains(c.Rerun, "LOGJAM_SEED="+strconv.FormatInt(runInfo.Seed, 10)) {
+			t.Errorf("run %s repeat %d rerun %q", c.Name, c.Repeat, c.Rerun)
+		}
+	}
+	junit, err := os.ReadFile(filepath.Join(out, report.JUnitFile))
+	if err != nil || strings.Count(string(junit), "<testcase ") != 4 {
+		t.Errorf("junit.xml has %d testcases, want 4 (%v)", strings.Count(string(junit), "<testcase "), err)
+	}
+	for _, f := range []string{report.HTMLFile, report.MarkdownFile, "logs/deadlock.log", "ginkgo/deadlock.r2.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("no %s: %v", f, err)
+		}
+	}
+}
