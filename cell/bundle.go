@@ -31,7 +31,7 @@ func (o *Outcome) Bundle(c report.Cell, spec Spec, prof config.Profile, bin, mod
 	}
 	b.Replay = &report.Replay{
 		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python, Stderr: spec.Stderr,
-		Variant: spec.Variant, Backend: spec.Backend, Failpoints: spec.Failpoints.Env(), Deadline: spec.Deadline,
+		Variant: spec.Variant, Backend: spec.Backend, Failpoints: spec.Failpoints.Env(), Schedule: spec.Schedule, Deadline: spec.Deadline,
 		Profile: prof, Binary: sum, Module: module,
 	}
 	return b, nil
@@ -44,5 +44,5 @@ func SpecOf(r report.Replay) (Spec, error) {
 		return Spec{}, err
 	}
 	return Spec{Scenario: r.Scenario, Policy: r.Policy, Platform: r.Platform, Python: r.Python, Stderr: r.Stderr,
-		Variant: r.Variant, Backend: r.Backend, Failpoints: fps, Deadline: r.Deadline}, nil
+		Variant: r.Variant, Backend: r.Backend, Failpoints: fps, Schedule: r.Schedule, Deadline: r.Deadline}, nil
 }

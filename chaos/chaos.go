@@ -32,10 +32,19 @@ type Runner struct {
 // is a HANG at once whatever the profile's mode: a random search cannot
 // wait out every deadline, and the cycle is the child's own observation.
 func (r Runner) Run(ctx context.Context, s schedule.Schedule) (*cell.Outcome, error) {
-	spec := cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: Deadline}
+	return cell.Run(ctx, r.Bin, Spec(s), r.Prof())
+}
+
+// Spec is the cell that plays schedule s.
+func Spec(s schedule.Schedule) cell.Spec {
+	return cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: Deadline}
+}
+
+// Prof is the profile random runs use: the runner's, in fast mode.
+func (r Runner) Prof() config.Profile {
 	prof := r.Profile
 	prof.Mode = "fast"
-	return cell.Run(ctx, r.Bin, spec, prof)
+	return prof
 }
 
 // SeedOf is the seed of run i of a search from seed: consecutive, so that

@@ -20,6 +20,7 @@ type Replay struct {
 	Variant    string         `json:"variant,omitempty"`
 	Backend    string         `json:"backend,omitempty"`
 	Failpoints string         `json:"failpoints,omitempty"`  // GO_FAILPOINTS
+	Schedule   string         `json:"schedule,omitempty"`    // scenario R's random schedule
 	Deadline   time.Duration  `json:"deadline_ns,omitempty"` // the cell's own, before scaling; 0: the profile's
 	Profile    config.Profile `json:"profile"`
 	Binary     string         `json:"binary_sha256"`

@@ -70,12 +70,12 @@ func failure(seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outc
 	c := report.Cell{ID: "R", Name: name, Family: "random", Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python,
 		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: chaos.SeedCommand(seed, f),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
-	b := report.Bundle{Cell: c, FD2: out.FD2}
-	if out.Result != nil {
-		b.Stdout, b.Events = out.Result.Stdout, out.Result.Events
-	}
+	runner := chaos.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}
+	b, keepErr := out.Bundle(c, chaos.Spec(s), runner.Prof(), suitekit.Bin, suitekit.Root)
 	if err := report.WriteBundle(dir, b); err != nil {
 		dir = "(could not write: " + err.Error() + ")"
+	} else if keepErr == nil {
+		dir += " (logjam replay " + dir + ")"
 	}
 	msg := fmt.Sprintf("%s: observed %s\nreason: %s\n", chaos.Class(s, out.Observed, out.Cycle), out.Observed, out.Reason)
 	if out.Cycle != "" {
