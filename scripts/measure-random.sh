@@ -27,7 +27,7 @@ for k in 1 2 3 4 5 6 7 8 9 10; do
 	base=$((k * 100000))
 	"$bin" chaos -random "$(n 1000)" -seed "$base" -shrink-runs 0 >"$out/first-$k.txt" || true
 	# "  <class>  <count>  seeds: <seed> ...": runs to the first = first seed - base + 1
-	sed -n 's/^  \(.*[^ ]\) *[0-9][0-9]*  seeds: \([0-9]*\).*/\1\t\2/p' "$out/first-$k.txt" |
+	sed -n 's/^  \(.*[^ 0-9]\) *[0-9][0-9]*  seeds: \([0-9]*\).*/\1\t\2/p' "$out/first-$k.txt" |
 		awk -F'\t' -v b="$base" -v k="$k" '{ print k "\t" $1 "\t" ($2 - b + 1) }' >>"$out/first.tsv"
 done
 awk -F'\t' -v seeds=10 '
