@@ -18,8 +18,9 @@ import (
 	"logjam/verdict"
 )
 
-// Deadline is one random run's deadline before scaling: a random run that
-// does not hang ends well under a second (the longest stall is 500 ms).
+// Deadline is one random run's deadline before scaling, beyond the
+// schedule's own slowness (a slow sys.stderr): a random run that does not
+// hang ends well under a second (the longest stall is 400 ms).
 const Deadline = 10 * time.Second
 
 // Runner runs schedules with one child binary and one profile.
@@ -37,7 +38,7 @@ func (r Runner) Run(ctx context.Context, s schedule.Schedule) (*cell.Outcome, er
 
 // Spec is the cell that plays schedule s.
 func Spec(s schedule.Schedule) cell.Spec {
-	return cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: Deadline}
+	return cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: Deadline + s.Slowness()}
 }
 
 // Prof is the profile random runs use: the runner's, in fast mode.

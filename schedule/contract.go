@@ -1,6 +1,10 @@
 package schedule
 
-import "logjam/scenario"
+import (
+	"time"
+
+	"logjam/scenario"
+)
 
 // Contract is what the run of this schedule requires, as a matrix cell's
 // contract: how it ends, how the parent arranges fd 2 and its signals, and
@@ -29,6 +33,16 @@ func (s Schedule) Contract() scenario.Contract {
 		c.Ends, c.Interrupts = scenario.EndsAbort, 0
 	}
 	return c
+}
+
+// Slowness is how long the schedule's own slowness may take at most: a
+// slow sys.stderr's delay for every line written one write each. A deadline
+// is a bound on failure detection: a run's must exceed this.
+func (s Schedule) Slowness() time.Duration {
+	if s.Sink == nil || s.Sink.Stderr.Kind != StderrSlow {
+		return 0
+	}
+	return time.Duration(s.Lines()+16) * time.Duration(s.Sink.Stderr.DelayMs) * time.Millisecond
 }
 
 // Runtime is the policy, platform and Python the child runs with (a

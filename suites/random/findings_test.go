@@ -78,7 +78,7 @@ var _ = Describe("findings of random search", func() {
 			Expect(err).NotTo(HaveOccurred())
 			pol, plat, py := s.Runtime()
 			suitekit.CheckAs(ctx, id, cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(),
-				Policy: pol, Platform: plat, Python: py, Deadline: chaos.Deadline}, expected)
+				Policy: pol, Platform: plat, Python: py, Deadline: chaos.Spec(s).Deadline}, expected)
 		},
 		findings)
 
