@@ -4,7 +4,7 @@ GINKGO := go tool ginkgo
 FOCUS ?=
 N ?= 20
 
-.PHONY: test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress
+.PHONY: test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress stress-daemon
 
 test:            ## every unit test and every suite
 	go test ./...
@@ -42,3 +42,7 @@ mutants:         ## the semantic mutation kit (mutants/mutants.yml): score and s
 
 stress:          ## every cell N times (default 20) with every core loaded; a table of the cells whose verdict ever differed
 	go run ./stress -n $(N)
+
+DAEMON_N ?= 200
+stress-daemon:   ## the daemon family with its window widened (a failpoint) DAEMON_N times; a table of every verdict that differed
+	./scripts/stress-daemon.sh $(DAEMON_N)
