@@ -38,7 +38,7 @@ func (r Runner) Run(ctx context.Context, s schedule.Schedule) (*cell.Outcome, er
 
 // Spec is the cell that plays schedule s.
 func Spec(s schedule.Schedule) cell.Spec {
-	return cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: Deadline + s.Slowness()}
+	return cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(), Stderr: s.Buffering, Deadline: Deadline + s.Slowness()}
 }
 
 // Prof is the profile random runs use: the runner's, in fast mode.

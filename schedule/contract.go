@@ -45,11 +45,16 @@ func (s Schedule) Slowness() time.Duration {
 	return time.Duration(s.Lines()+16) * time.Duration(s.Sink.Stderr.DelayMs) * time.Millisecond
 }
 
-// Runtime is the policy, platform and Python the child runs with (a
-// lazy-init schedule's log path plays no part: logjam).
-func (s Schedule) Runtime() (policy, platform, python string) {
-	if s.Lazy != nil {
-		return "logjam", s.Platform, s.Python
+// Runtime is the policy, platform, Python and stderr profile (simrt
+// -stderr) the child runs with (a lazy-init schedule's log path plays no
+// part: logjam).
+func (s Schedule) Runtime() (policy, platform, python, stderr string) {
+	stderr = "buffered"
+	if s.Buffering != "" {
+		stderr = s.Buffering
 	}
-	return s.Policy, s.Platform, s.Python
+	if s.Lazy != nil {
+		return "logjam", s.Platform, s.Python, stderr
+	}
+	return s.Policy, s.Platform, s.Python, stderr
 }

@@ -81,6 +81,7 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	s := Schedule{Family: FamilySink, Policy: policy,
 		Platform: rapid.SampledFrom(Platforms).Draw(t, "platform"),
 		Python:   rapid.SampledFrom(Pythons).Draw(t, "python")}
+	s.Buffering = rapid.SampledFrom(Bufferings).Draw(t, "buffering")
 	k := &Sink{}
 	s.Sink = k
 

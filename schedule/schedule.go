@@ -35,7 +35,10 @@ type Schedule struct {
 	Policy   string `json:"policy"`
 	Platform string `json:"platform"`
 	Python   string `json:"python"`
-	Sink     *Sink  `json:"sink,omitempty"`
+	// Buffering is how Python opened sys.stderr: "" (buffered) or
+	// "unbuffered" (python -u, PYTHONUNBUFFERED=1).
+	Buffering string `json:"buffering,omitempty"`
+	Sink      *Sink  `json:"sink,omitempty"`
 	Lazy     *Lazy  `json:"lazy,omitempty"`
 }
 
@@ -240,7 +243,8 @@ var (
 	LazyVariants = scenario.LazyVariants
 	LazyBackends = []string{"cuda", "xpu", "mtia"}
 	Platforms    = []string{"linux", "macos"}
-	Pythons      = []string{"3.12", "3.13.7", "3.13.8", "3.14"}
+	Pythons      = []string{"3.12", "3.13.7", "3.13.8", "3.14", "3.10"}
+	Bufferings   = []string{"", "unbuffered"}
 )
 
 // Validate checks the schedule's shape and bounds; a schedule that passes
@@ -252,6 +256,9 @@ func (s Schedule) Validate() error {
 	}
 	if !slices.Contains(Pythons, s.Python) {
 		return bad("python %q (accepted: %s)", s.Python, strings.Join(Pythons, ", "))
+	}
+	if !slices.Contains(Bufferings, s.Buffering) {
+		return bad("buffering %q (accepted: unbuffered, or none for buffered)", s.Buffering)
 	}
 	switch s.Family {
 	case FamilySink:

@@ -81,7 +81,7 @@ func run(args []string) int {
 	if _, err := failpoints.Parse(os.Getenv("GO_FAILPOINTS")); err != nil {
 		return usageError("GO_FAILPOINTS: %v", err)
 	}
-	if err := applySchedule(fs, prog.ID, *sched, policyName, platform, python); err != nil {
+	if err := applySchedule(fs, prog.ID, *sched, policyName, platform, python, stderrProfile); err != nil {
 		return usageError("%v", err)
 	}
 	plat, err := sim.ParsePlatform(*platform)

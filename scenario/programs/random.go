@@ -40,6 +40,9 @@ type sinkPlayer struct {
 	// stallEnded: the stall of fd 2 has been ended (by a blocked write or
 	// the abort), once.
 	stallEnded atomic.Bool
+	// exiting: the script is done and the interpreter exits; a Ctrl-C then
+	// has no caller to reach (the contract's edge), so none is sent.
+	exiting atomic.Bool
 }
 
 func (p *sinkPlayer) play() *sim.PyErr {
@@ -78,7 +81,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 			if !p.stallEnded.CompareAndSwap(false, true) {
 				return
 			}
-			sigint := k.Sigint == schedule.SigintBlocked && t == main
+			sigint := k.Sigint == schedule.SigintBlocked && t == main && !p.exiting.Load()
 			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT: %v; read again %d ms later", sigint, k.FD2.StallMs)})
 			if sigint {
 				askSIGINT(e)
@@ -112,10 +115,12 @@ func (p *sinkPlayer) play() *sim.PyErr {
 	if capture != nil {
 		must(capture.Close(main))
 	}
+	var exc *sim.PyErr
 	if k.Daemons > 0 {
-		return daemonsLogAtExit(e, k.Daemons, false, false)
+		exc = daemonsLogAtExit(e, k.Daemons, false, false)
 	}
-	return nil
+	p.exiting.Store(true)
+	return exc
 }
 
 // calls runs thread i's calls; the main thread's last call carries the

@@ -362,10 +362,15 @@ func (p *logjamSink) daemonNote(t *sim.Thread) {
 		return
 	}
 	tk := taken{note: keep.FormatNote(n, b)}
-	if p.rt.In.StderrReplaced() && p.flushEscaped(t, tk) == nil {
+	if !p.rt.In.StderrReplaced() {
+		p.directAll(t, tk, "the daemons' left-out note at teardown")
 		return
 	}
-	p.directAll(t, tk, "the daemons' left-out note at teardown")
+	if err := p.flushEscaped(t, tk); err != nil {
+		p.directAll(t, tk, "the daemons' left-out note at teardown: flush raised "+err.Type)
+		// Finalization reports it ("Exception ignored in ..."): not lost.
+		p.rt.Tel.Emit(telemetry.Exception{Thread: t.Name, Call: "teardown", Type: err.Type, Text: err.Msg})
+	}
 }
 
 // daemonDirect writes a daemon's kept lines while fd 2 has room and counts

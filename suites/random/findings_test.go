@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"logjam/cell"
 	"logjam/chaos"
 	"logjam/schedule"
 	"logjam/suites/suitekit"
@@ -76,9 +75,9 @@ var _ = Describe("findings of random search", func() {
 		func(ctx SpecContext, id, js, expected string) {
 			s, err := schedule.Decode(js)
 			Expect(err).NotTo(HaveOccurred())
-			pol, plat, py := s.Runtime()
-			suitekit.CheckAs(ctx, id, cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(),
-				Policy: pol, Platform: plat, Python: py, Deadline: chaos.Spec(s).Deadline}, expected)
+			spec := chaos.Spec(s)
+			spec.Policy, spec.Platform, spec.Python, _ = s.Runtime()
+			suitekit.CheckAs(ctx, id, spec, expected)
 		},
 		findings)
 
