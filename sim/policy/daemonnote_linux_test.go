@@ -16,8 +16,8 @@ import (
 	"logjam/ledger"
 	"logjam/pipes"
 	"logjam/sim"
-	"logjam/sim/policy"
 	"logjam/sim/keep"
+	"logjam/sim/policy"
 	"logjam/telemetry"
 	"logjam/verdict"
 )
