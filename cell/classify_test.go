@@ -36,3 +36,38 @@ func TestAScenarioErrorIsErrorWithItsReason(t *testing.T) {
 		}
 	}
 }
+
+// How a run ended decides whether the ledger judges it: a kill the
+// contract expects, without a cycle; the runtime's own abort (SIGABRT after
+// its abort event) where the contract ends by an abort; a completion only
+// where the contract ends by done. Anything else keeps the watchdog's word.
+func TestOnlyTheContractsEndingIsJudged(t *testing.T) {
+	abortLine, _ := telemetry.Encode(telemetry.Abort{Why: "the delegate aborts"}, 1)
+	abortEv, _ := telemetry.Parse(abortLine)
+	cycleLine, _ := telemetry.Encode(telemetry.Cycle{Text: "deadlock: thread A ..."}, 1)
+	cycleEv, _ := telemetry.Parse(cycleLine)
+	for _, c := range []struct {
+		name   string
+		ends   scenario.Ending
+		res    watchdog.Result
+		events []telemetry.Event
+		want   verdict.Verdict
+	}{
+		{"killed by design, no cycle", scenario.EndsKilled, watchdog.Result{Verdict: verdict.Hang}, nil, verdict.OK},
+		{"killed by design, but a cycle", scenario.EndsKilled, watchdog.Result{Verdict: verdict.Hang, Cycle: &cycleEv}, []telemetry.Event{cycleEv}, verdict.Hang},
+		{"the runtime's abort", scenario.EndsAbort, watchdog.Result{Verdict: verdict.Crash, Signal: "SIGABRT"}, []telemetry.Event{abortEv}, verdict.OK},
+		{"a SIGABRT that is not the runtime's", scenario.EndsAbort, watchdog.Result{Verdict: verdict.Crash, Signal: "SIGABRT"}, nil, verdict.Crash},
+		{"another signal where an abort is due", scenario.EndsAbort, watchdog.Result{Verdict: verdict.Crash, Signal: "SIGSEGV"}, []telemetry.Event{abortEv}, verdict.Crash},
+		{"completed where an abort is due", scenario.EndsAbort, watchdog.Result{Verdict: verdict.Completed}, nil, verdict.Failed},
+		{"completed where a kill is due", scenario.EndsKilled, watchdog.Result{Verdict: verdict.Completed}, nil, verdict.Failed},
+		{"completed", scenario.EndsDone, watchdog.Result{Verdict: verdict.Completed}, nil, verdict.OK},
+		{"a hang where done is due", scenario.EndsDone, watchdog.Result{Verdict: verdict.Hang}, nil, verdict.Hang},
+	} {
+		res := c.res
+		res.Events = c.events
+		out := &Outcome{Transcript: telemetry.Decode(c.events)}
+		if got := classify(scenario.Contract{Ends: c.ends}, &res, nil, out); got != c.want {
+			t.Errorf("%s: %s, want %s (%s)", c.name, got, c.want, out.Reason)
+		}
+	}
+}
