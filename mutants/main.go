@@ -234,14 +234,22 @@ func runOne(scratch string, m Mutant, timeout time.Duration) (r result) {
 	return r
 }
 
-var failLine = regexp.MustCompile(`(?m)(^\s*--- FAIL: \S+|\[FAIL\] .*$|^FAIL[ \t]+\S+|^panic: .*$)`)
+var (
+	cellFail = regexp.MustCompile(`(?m)\[FAIL\] .*$`)
+	testFail = regexp.MustCompile(`(?m)(^\s*--- FAIL: \S+|^FAIL[ \t]+\S+|^panic: .*$)`)
+)
 
-// killedBy names the first failing test or cell in go test's output.
+// killedBy names what failed in go test's output: the first failing cells
+// (Ginkgo's [FAIL] lines), else the first failing tests.
 func killedBy(out []byte) string {
-	ms := failLine.FindAll(out, 3)
+	text := []byte(stripANSI(string(out)))
+	ms := cellFail.FindAll(text, 2)
+	if len(ms) == 0 {
+		ms = testFail.FindAll(text, 3)
+	}
 	var parts []string
 	for _, m := range ms {
-		parts = append(parts, strings.TrimSpace(stripANSI(string(m))))
+		parts = append(parts, strings.Join(strings.Fields(string(m)), " "))
 	}
 	if len(parts) == 0 {
 		return "go test failed: " + firstMatch(out, regexp.MustCompile(`(?m)^.+$`))
