@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -107,7 +108,8 @@ func run(args []string, w io.Writer) int {
 	fmt.Fprintf(w, "stress: logjam %s, with %d loader(s) on %d CPU(s)\n", strings.Join(cargs, " "), *load, runtime.NumCPU())
 	start := time.Now()
 	cmd := exec.Command(logjam, cargs...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = root, w, os.Stderr
+	var said bytes.Buffer
+	cmd.Dir, cmd.Stdout, cmd.Stderr = root, io.MultiWriter(w, &said), os.Stderr
 	runErr := cmd.Run()
 	stopLoaders(loaders)
 	loaders = nil
@@ -120,6 +122,7 @@ func run(args []string, w io.Writer) int {
 		return fail("logjam exited %d (%v) and left no matrix: %v", code, runErr, err)
 	}
 	rows, repeats := differing(cells)
+	problems := notCells(said.String())
 	tf, err := os.Create(filepath.Join(dir, "table.txt"))
 	if err != nil {
 		return fail("%v", err)
@@ -127,16 +130,34 @@ func run(args []string, w io.Writer) int {
 	defer tf.Close()
 	for _, dst := range []io.Writer{w, tf} {
 		printTable(dst, rows, repeats, len(byName(cells)), *load, time.Since(start))
+		if len(problems) > 0 {
+			fmt.Fprintf(dst, "\n%d spec(s) failed without a cell (a random run, a suite's setup):\n", len(problems))
+			for _, p := range problems {
+				fmt.Fprintln(dst, "  "+p)
+			}
+		}
 	}
 	switch {
 	case code == 130:
 		return 130
-	case len(rows) > 0:
+	case len(rows) > 0 || len(problems) > 0:
 		return 1
 	case code != 0:
 		return fail("logjam exited %d (%v)", code, runErr)
 	}
 	return 0
+}
+
+// notCells are logjam's "not a cell" lines: specs that failed without
+// carrying a cell (a random run, a suite's setup), one line each.
+func notCells(out string) []string {
+	var ps []string
+	for _, l := range strings.Split(out, "\n") {
+		if p, ok := strings.CutPrefix(l, "logjam: not a cell: "); ok {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 func startLoaders(n int) ([]*exec.Cmd, error) {
