@@ -82,6 +82,14 @@ func TestBadEscapeAndInterrupts(t *testing.T) {
 	if j := judgeEv(Contract{}, []telemetry.Event{ude}, nil); j.Verdict != verdict.BadEsc {
 		t.Fatalf("got %s, want BADESC", j.Verdict)
 	}
+	raw := ev(telemetry.Exception{Thread: "MainThread", Type: "RuntimeError", Text: "Program identifier '\xff\xff\xff\xff'"})
+	if j := judgeEv(Contract{}, []telemetry.Event{raw}, nil); j.Verdict != verdict.BadEsc {
+		t.Fatalf("raw invalid bytes in an exception text: got %s, want BADESC", j.Verdict)
+	}
+	escaped := ev(telemetry.Exception{Thread: "MainThread", Type: "RuntimeError", Text: `Program identifier '\xff\xff\xff\xff'`})
+	if j := judgeEv(Contract{Raises: "RuntimeError"}, []telemetry.Event{escaped}, nil); j.Verdict != verdict.OK {
+		t.Fatalf("an escaped exception text: got %s, want OK", j.Verdict)
+	}
 	sigint := ev(telemetry.Signal{Signal: "SIGINT"})
 	if j := judgeEv(Contract{Interrupts: 1}, []telemetry.Event{sigint}, nil); j.Verdict != verdict.LostInt {
 		t.Fatalf("got %s, want LOSTINT", j.Verdict)
