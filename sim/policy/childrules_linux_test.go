@@ -22,12 +22,20 @@ import (
 	"logjam/verdict"
 )
 
-// helperEnv makes the re-executed test binary play daemonNoRoomChild.
+// helperEnv makes the re-executed test binary play one of the children
+// below: runs of one policy against a real fd-2 pipe, judged by the ledger.
 const helperEnv = "LOGJAM_POLICY_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(helperEnv); spec != "" {
-		os.Exit(daemonNoRoomChild(spec))
+		scen, rest, _ := strings.Cut(spec, " ")
+		switch scen {
+		case "daemon-no-room":
+			os.Exit(daemonNoRoomChild(rest))
+		case "two-ctrl-c":
+			os.Exit(twoCtrlCChild(rest))
+		}
+		os.Exit(2)
 	}
 	os.Exit(m.Run())
 }
@@ -91,7 +99,7 @@ func runDaemonNoRoom(t *testing.T, policyName, python string) (ledger.Judgement,
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a bound on a stuck child, not a timing claim
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+policyName+" "+python, telemetry.FDEnv+"=3")
+	cmd.Env = append(os.Environ(), helperEnv+"=daemon-no-room "+policyName+" "+python, telemetry.FDEnv+"=3")
 	cmd.Stderr, cmd.ExtraFiles = p.W, []*os.File{tel}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -184,5 +192,129 @@ func TestADaemonsUnwrittenLinesAreCountedInTheNote(t *testing.T) {
 				t.Errorf("no note for the 3 lines on fd 2: %q", fd2)
 			}
 		})
+	}
+}
+
+// twoCtrlCChild (spec "policy"): a binding call on the main thread logs 3
+// lines and a real Ctrl-C arrives in it; at the outermost exit the flush
+// blocks on fd 2 (a full pipe), where the parent sends a second Ctrl-C.
+func twoCtrlCChild(name string) int {
+	mk, err := policy.ByName(name)
+	if err != nil {
+		fmt.Fprintln(os.Stdout, err)
+		return 2
+	}
+	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk})
+	if err != nil {
+		fmt.Fprintln(os.Stdout, err)
+		return 2
+	}
+	main, sig := rt.Main, rt.In.Signals
+	// signal.signal(SIGINT, signal.default_int_handler): the test may run
+	// with SIGINT ignored (a background job), which the child inherits.
+	sig.Install(sim.HandlerDefault)
+	be := rt.NewBackend("xnnpack")
+	rt.Call(main, "execute", func() *sim.NativeError {
+		if err := be.ExecuteLogging(main, sim.Info, 3, 80); err != nil {
+			return err
+		}
+		n := sig.Trips()
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+		sig.WaitTrips(main, n+1) // the first Ctrl-C has reached the interpreter
+		return nil
+	})
+	fmt.Fprintln(os.Stdout, "call-returned")
+	rt.In.DumpStreams()
+	fmt.Fprintln(os.Stdout, "done")
+	return 0
+}
+
+// SCENARIOS.md, buffered: at the outermost exit PyErr_CheckSignals runs
+// first, saving a KeyboardInterrupt; if the flush then raises one and one
+// was saved, every kept line is written to fd 2. With a Ctrl-C in the call
+// and a second one while the flush blocks, the lines survive (the second
+// KeyboardInterrupt is what is lost: LOSTINT). Without the check, the
+// flush's KeyboardInterrupt would count its lines as written: LOST.
+func TestBufferedSavesTheCallsCtrlCBeforeItsFlush(t *testing.T) {
+	p, err := pipes.New(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	filler := fillPipe(t, p.W)
+	tel, err := os.CreateTemp(t.TempDir(), "telemetry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a bound on a stuck child, not a timing claim
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=two-ctrl-c buffered", telemetry.FDEnv+"=3")
+	cmd.Stderr, cmd.ExtraFiles = p.W, []*os.File{tel}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.W.Close()
+	said := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			said <- sc.Text()
+		}
+		close(said)
+	}()
+	events := func() []telemetry.Event {
+		var evs []telemetry.Event
+		b, _ := os.ReadFile(tel.Name())
+		telemetry.Read(bytes.NewReader(b), func(ev telemetry.Event) { evs = append(evs, ev) })
+		return evs
+	}
+	count := func(kind string) int {
+		n := 0
+		for _, ev := range events() {
+			if ev.Ev == kind {
+				n++
+			}
+		}
+		return n
+	}
+	// The flush blocks on the full pipe: the second Ctrl-C, there.
+	returned := false
+	waitFor := func(what string, cond func() bool) {
+		for !cond() && !returned {
+			select {
+			case l, ok := <-said:
+				returned = returned || l == "call-returned" || !ok
+			case <-ctx.Done():
+				t.Fatalf("waiting for %s: %v", what, ctx.Err())
+			case <-time.After(5 * time.Millisecond): // polls the telemetry file
+			}
+		}
+	}
+	waitFor("the flush to block", func() bool { return count(telemetry.KindBlockedWrite) > 0 })
+	if !returned {
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Read fd 2 only once the second Ctrl-C has been handled (or the call
+	// returned without waiting for room).
+	waitFor("the second handler run", func() bool { return count(telemetry.KindHandler) >= 2 })
+	fd2, _ := io.ReadAll(p.R)
+	for range said {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	fd2 = fd2[filler:]
+	tr := telemetry.Decode(events())
+	j := ledger.Judge(ledger.Contract{Interrupts: 2}, tr, fd2)
+	if j.Verdict != verdict.LostInt {
+		t.Fatalf("%s, want LOSTINT (the lines kept, the second KeyboardInterrupt swallowed): %s; fd 2 %q", j.Verdict, j.Evidence.Detail, fd2)
 	}
 }
