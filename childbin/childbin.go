@@ -4,7 +4,9 @@
 // the caller learns whether the rebuild is the same binary.
 //
 // The cache is a directory of files named by their digest: Dir() is
-// $LOGJAM_BIN_CACHE, or logjam/simrt under the user's cache directory.
+// $LOGJAM_BIN_CACHE, or logjam/simrt under the user's cache directory. It
+// holds at most MaxKept binaries: keeping one more removes the least
+// recently kept or looked up.
 package childbin
 
 import (
@@ -16,6 +18,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"time"
 )
 
 // CacheEnv overrides the cache directory.
@@ -23,6 +27,9 @@ const CacheEnv = "LOGJAM_BIN_CACHE"
 
 // Package is the child's import path, built by Build.
 const Package = "logjam/cmd/simrt"
+
+// MaxKept bounds the cache (each binary is a few MiB).
+var MaxKept = 16
 
 // Dir is the cache directory (not created).
 func Dir() (string, error) {
@@ -63,6 +70,7 @@ func Keep(path string) (string, error) {
 	}
 	dst := filepath.Join(dir, sum)
 	if _, err := os.Stat(dst); err == nil {
+		touch(dst)
 		return sum, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -71,7 +79,40 @@ func Keep(path string) (string, error) {
 	if err := copyExecutable(path, dst); err != nil {
 		return "", err
 	}
+	prune(dir, dst)
 	return sum, nil
+}
+
+// touch marks a binary as used now (the cache drops the least recent).
+func touch(path string) {
+	now := time.Now()
+	_ = os.Chtimes(path, now, now)
+}
+
+// prune removes the least recently used binaries beyond MaxKept, never keep.
+func prune(dir, keep string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type kept struct {
+		path string
+		used time.Time
+	}
+	var bins []kept
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || len(e.Name()) != sha256.Size*2 {
+			continue
+		}
+		bins = append(bins, kept{filepath.Join(dir, e.Name()), info.ModTime()})
+	}
+	sort.Slice(bins, func(i, j int) bool { return bins[i].used.After(bins[j].used) })
+	for i, b := range bins {
+		if i >= MaxKept && b.path != keep {
+			_ = os.Remove(b.path)
+		}
+	}
 }
 
 // Lookup returns the cached binary with digest sum.
@@ -84,6 +125,7 @@ func Lookup(sum string) (string, bool) {
 	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
 		return "", false
 	}
+	touch(p)
 	return p, true
 }
 
@@ -115,6 +157,7 @@ func Build(root string) (path, sum string, err error) {
 	if err := os.Rename(out, path); err != nil {
 		return "", "", err
 	}
+	prune(dir, path)
 	return path, sum, nil
 }
 

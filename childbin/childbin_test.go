@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestKeepThenLookupFindsTheSameBytes(t *testing.T) {
@@ -28,6 +29,39 @@ func TestKeepThenLookupFindsTheSameBytes(t *testing.T) {
 	}
 	if again, _ := Digest(p); again != sum {
 		t.Fatalf("kept bytes differ: %s != %s", again, sum)
+	}
+}
+
+func TestTheCacheKeepsTheMostRecentlyUsed(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(CacheEnv, dir)
+	defer func(n int) { MaxKept = n }(MaxKept)
+	MaxKept = 2
+	var sums []string
+	for i, body := range []string{"a", "b", "c"} {
+		src := filepath.Join(t.TempDir(), "bin")
+		if err := os.WriteFile(src, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sum, err := Keep(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, sum)
+		// Distinct use times, oldest first, whatever the clock's grain.
+		old := time.Now().Add(time.Duration(i-10) * time.Minute)
+		_ = os.Chtimes(filepath.Join(dir, sum), old, old)
+		if i == 1 {
+			if _, ok := Lookup(sums[0]); !ok { // a use: "a" is now the most recent
+				t.Fatal("a was dropped too early")
+			}
+		}
+	}
+	_, okA := Lookup(sums[0])
+	_, okB := Lookup(sums[1])
+	_, okC := Lookup(sums[2])
+	if !okA || okB || !okC {
+		t.Fatalf("kept a=%v b=%v c=%v, want the least recently used (b) dropped", okA, okB, okC)
 	}
 }
 
