@@ -85,7 +85,17 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	k := &Sink{}
 	s.Sink = k
 
-	k.FD2.Kind = rapid.SampledFrom([]string{FD2File, FD2Pipe, FD2Wurlitzer, FD2IPyKernel, FD2PTY}).Draw(t, "fd2")
+	// How the run ends comes first, so that the axes an abort constrains
+	// are drawn to fit it (an abort is as frequent as any other fault):
+	// one thread, fd 2 drained by no GIL waiter (a thread that dies
+	// holding the GIL leaves a forwarder's pipe as full as it is), and for
+	// a foreign abort (no Fatal line) sys.stderr the original.
+	ending := rapid.SampledFrom([]string{"done", "done", "fatal", "abort"}).Draw(t, "ending")
+	fd2Kinds := []string{FD2File, FD2Pipe, FD2Wurlitzer, FD2IPyKernel, FD2PTY}
+	if ending != "done" {
+		fd2Kinds = []string{FD2File, FD2Pipe, FD2PTY}
+	}
+	k.FD2.Kind = rapid.SampledFrom(fd2Kinds).Draw(t, "fd2")
 	switch k.FD2.Kind {
 	case FD2Pipe, FD2IPyKernel, FD2Wurlitzer:
 		k.FD2.Capacity = rapid.SampledFrom([]int{4096, 8192, 16384, 65536}).Draw(t, "capacity")
@@ -99,7 +109,7 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		k.FD2.StallMs = rapid.SampledFrom([]int{0, 200, 400}).Draw(t, "stall_ms")
 	}
 
-	if k.FD2.Kind != FD2IPyKernel {
+	if k.FD2.Kind != FD2IPyKernel && ending != "abort" {
 		k.Stderr.Kind = rapid.SampledFrom([]string{StderrOriginal, StderrCaptured, StderrSlow, StderrOSError, StderrInterrupt, StderrSignalWait}).Draw(t, "stderr")
 	} else {
 		k.Stderr.Kind = StderrOriginal
@@ -115,7 +125,10 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	}
 	k.SigintIgnored = rapid.IntRange(0, 4).Draw(t, "sigint ignored?") == 0
 
-	nThreads := rapid.IntRange(1, 4).Draw(t, "threads")
+	nThreads := 1
+	if ending == "done" {
+		nThreads = rapid.IntRange(1, 4).Draw(t, "threads")
+	}
 	for i := 0; i < nThreads; i++ {
 		minCalls := 0
 		if i == 0 {
@@ -142,23 +155,21 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		}
 	}
 
-	// An abort ends a run with one thread, fd 2 drained by no GIL waiter
-	// (a thread that dies holding the GIL leaves a forwarder's pipe as full
-	// as it is). Without a Fatal line, the contract covers only lines that
-	// had a way out before it: sys.stderr the original, and after a stall
-	// at least one line once fd 2 has room again.
-	captured := k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer
-	if nThreads == 1 && !captured && k.Sigint != SigintBlocked && rapid.IntRange(0, 2).Draw(t, "abort?") == 0 {
-		a := &Abort{Fatal: rapid.Bool().Draw(t, "fatal")}
+	// Without a Fatal line, the contract covers only lines that had a way
+	// out before the abort: after a stall, at least one line once fd 2 has
+	// room again.
+	if ending != "done" {
+		a := &Abort{Fatal: ending == "fatal"}
 		if k.Stderr.Kind != StderrOriginal {
-			// An in-memory sys.stderr dies with the process: only a Fatal
-			// line's path can save the call's own lines, and lines of
+			// An in-memory sys.stderr dies with the process: lines of
 			// earlier calls are gone whatever the sink does.
-			a.Fatal = true
 			k.Threads[0].Calls = k.Threads[0].Calls[:1]
 			if k.Sigint == SigintLine {
 				k.SigintAt = min(k.SigintAt, k.Threads[0].Calls[0].Lines)
 			}
+		}
+		if k.Sigint == SigintBlocked {
+			k.Sigint = ""
 		}
 		least := 0
 		if !a.Fatal && k.FD2.StallMs > 0 {
