@@ -39,7 +39,7 @@ type Schedule struct {
 	// "unbuffered" (python -u, PYTHONUNBUFFERED=1).
 	Buffering string `json:"buffering,omitempty"`
 	Sink      *Sink  `json:"sink,omitempty"`
-	Lazy     *Lazy  `json:"lazy,omitempty"`
+	Lazy      *Lazy  `json:"lazy,omitempty"`
 }
 
 // Sink is a script against the log path.
