@@ -98,6 +98,12 @@ var catalogue = []Info{
 		Summary: "fd 2 a one-page pipe the parent stops reading; one call logs 6 KiB; a SIGINT when a write blocks on it (main thread); reading resumes once the SIGINT has reached the model and the main thread waits for room again (or still, in a wait a signal cannot end) " +
 			"(needs the parent: its pipe, its pauses and the SIGINT)",
 		Contract: Contract{FD2: FD2ParentPipe, FD2Stalled: true, Contract: ledger.Contract{Interrupts: 1}}},
+	{ID: "I7",
+		Slug:   "second-sigint-on-write-blocked-by-parent-pipe",
+		Family: "signals",
+		Summary: "I2 with a second SIGINT: the first when a write blocks on the stalled one-page pipe, the second when the main thread waits for room again after it (a fallback's write, or the rest of an interrupted one); reading resumes at the next new wait or once the call is over; a second try catches a handler still pending " +
+			"(needs the parent: its pipe, its resume and the SIGINTs)",
+		Contract: Contract{FD2: FD2ParentPipe, FD2Stalled: true, Contract: ledger.Contract{Interrupts: 2}}},
 	{ID: "I3",
 		Slug:     "captured-write-interrupted-before-writing",
 		Family:   "signals",

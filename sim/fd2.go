@@ -217,15 +217,9 @@ func (f *FD2) beginWrite(t *Thread) (interruptible bool) {
 // signal ends with nothing moved (EINTR) ends the fwrite, and the rest of b
 // is lost (glibc does not retry EINTR). It returns the bytes written.
 func (f *FD2) WriteDirect(t *Thread, b []byte) int {
-	intr := f.beginWrite(t)
-	n := 0
-	for n < len(b) {
-		m, eintr := f.writeCall(t, b[n:], intr)
-		n += m
-		if eintr {
-			f.tel.Emit(telemetry.WriteInterrupted{Thread: t.Name, Written: n, Lost: len(b) - n, By: "fwrite: EINTR is not retried"})
-			return n
-		}
+	n, intr := f.WriteUntilSignal(t, b)
+	if intr {
+		f.tel.Emit(telemetry.WriteInterrupted{Thread: t.Name, Written: n, Lost: len(b) - n, By: "fwrite: EINTR is not retried"})
 	}
 	return n
 }
@@ -234,11 +228,25 @@ func (f *FD2) WriteDirect(t *Thread, b []byte) int {
 // already set for the eval loop): every byte of b goes out, blocking while
 // fd 2 has no room.
 func (f *FD2) WriteAll(t *Thread, b []byte) {
-	intr := f.beginWrite(t)
-	for n := 0; n < len(b); {
-		m, _ := f.writeCall(t, b[n:], intr)
-		n += m
+	for len(b) > 0 {
+		n, _ := f.WriteUntilSignal(t, b)
+		b = b[n:]
 	}
+}
+
+// WriteUntilSignal is a write(2) loop over b that stops early only when a
+// signal ends a blocked call with nothing moved (EINTR, interrupted set);
+// it returns the bytes written.
+func (f *FD2) WriteUntilSignal(t *Thread, b []byte) (n int, interrupted bool) {
+	intr := f.beginWrite(t)
+	for n < len(b) {
+		m, eintr := f.writeCall(t, b[n:], intr)
+		n += m
+		if eintr {
+			return n, true
+		}
+	}
+	return n, false
 }
 
 // pollRoomOrWake waits for POLLOUT on fd 2 or a byte on the wake pipe; it

@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 
 	"logjam/failpoints"
@@ -23,6 +24,7 @@ func init() {
 	play(&Program{ID: "I4", Run: func(e *Env) *sim.PyErr { return interruptedCapture(e, "half") }})
 	play(&Program{ID: "I5", Run: sigintIgnoredCapture})
 	play(&Program{ID: "I6", Run: sigintWakesWaitingStream})
+	play(&Program{ID: "I7", Run: secondSigintOnBlockedWrite})
 }
 
 // askSIGINT asks the parent for one real SIGINT. Run by hand with no
@@ -155,5 +157,66 @@ func sigintWakesWaitingStream(e *Env) *sim.PyErr {
 	sigintWhenWaiting(e, e.Main, sim.SignalArrival{}, nil)
 	be := e.RT.NewBackend("xnnpack")
 	e.call(e.Main, "execute", func() *sim.NativeError { return be.ExecuteLogging(e.Main, sim.Info, 5, 120) })
+	return nil
+}
+
+// secondSigintOnBlockedWrite (I7): I2 with a second Ctrl-C.
+//
+//	try:
+//	    module.execute()   # 48 lines of 128 bytes into a stalled one-page pipe
+//	except KeyboardInterrupt:
+//	    print("caught")
+//	try:
+//	    pass               # the eval loop runs a handler still pending
+//	except KeyboardInterrupt:
+//	    print("caught")
+//
+// The first SIGINT comes when the main thread waits for room on fd 2; the
+// second once that one reached the model and the main thread waits for room
+// in a new wait (a fallback's write, or the rest of an interrupted one); the
+// parent reads again once the main thread waits in a newer wait, or in one a
+// signal cannot end, or once the call is over.
+func secondSigintOnBlockedWrite(e *Env) *sim.PyErr {
+	rt := e.RT
+	room, sig := rt.FD2.Room(), rt.In.Signals
+	var resumed sync.Once
+	resume := func(why string) {
+		resumed.Do(func() {
+			rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: why, Then: "resume fd 2"})
+			rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+		})
+	}
+	// waitAgain waits until the main thread waits for room in a wait begun
+	// after at (or in one a signal cannot end) and returns it.
+	waitAgain := func(at sim.WaitState) (now sim.WaitState) {
+		rt.G.WaitUntil(func() bool {
+			now = e.Main.WaitStateLocked()
+			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
+		})
+		return now
+	}
+	go func() {
+		at := waitAgain(sim.WaitState{Seq: -1})
+		for i := 1; i <= 2; i++ {
+			if !at.Interruptible {
+				break // a signal cannot end this wait: only the reader can
+			}
+			rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: room.ResourceName(), Then: fmt.Sprintf("SIGINT %d of 2", i)})
+			seen := sig.Trips()
+			askSIGINT(e)
+			sig.AwaitTrips(seen + 1)
+			at = waitAgain(at)
+		}
+		resume(room.ResourceName() + " again, after the SIGINTs")
+	}()
+	be := rt.NewBackend("xnnpack")
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		return be.ExecuteLogging(e.Main, sim.Info, 48, lineMsg128)
+	})
+	resume("nothing: the call is over")
+	if exc := sig.Check(e.Main); exc != nil {
+		rt.Tel.Emit(telemetry.Exception{Thread: e.Main.Name, Call: "<eval loop>", Type: exc.Type, Text: exc.Msg})
+		rt.In.Print(e.Main.Name + ": caught " + exc.Type + " (a handler still pending)")
+	}
 	return nil
 }

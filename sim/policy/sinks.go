@@ -292,28 +292,51 @@ func (p *logjamSink) directAllLocked(t *sim.Thread, tk taken, why string) {
 // writeReleased writes kept lines to fd 2 at an outermost exit (or at
 // exit), where no backend lock is held: the GIL is released first, so a
 // forwarder that needs it can drain fd 2, and the stdio lock is held, so no
-// other line lands inside them. A Ctrl-C meanwhile stays pending for the
-// eval loop.
-func (p *logjamSink) writeReleased(t *sim.Thread, tk taken, why string) {
+// other line lands inside them. Each write(2) loop counts what it moved and
+// writes the rest. A SIGINT that ends a blocked write (EINTR) loses nothing:
+// with runHandlers, the first one runs the handler (the GIL retaken, the
+// stdio lock let go meanwhile, between two lines) and its exception is
+// returned to be raised after the call; later ones, or all without
+// runHandlers, stay pending for the eval loop.
+func (p *logjamSink) writeReleased(t *sim.Thread, tk taken, why string, runHandlers bool) *sim.PyErr {
+	p.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: why})
+	all := tk.lines
+	if tk.note != nil {
+		all = append([][]byte{tk.note}, all...)
+	}
+	var raised *sim.PyErr
 	t.ReleaseGIL()
 	p.rt.Stdio.Acquire(t)
-	p.directAllLocked(t, tk, why)
+	for _, b := range all {
+		for len(b) > 0 {
+			n, intr := p.rt.FD2.WriteUntilSignal(t, b)
+			b = b[n:]
+			if intr && runHandlers && raised == nil && n == 0 {
+				p.rt.Stdio.Release(t)
+				t.AcquireGIL()
+				raised = p.rt.In.Signals.Check(t)
+				t.ReleaseGIL()
+				p.rt.Stdio.Acquire(t)
+			}
+		}
+	}
 	p.rt.Stdio.Release(t)
 	t.AcquireGIL()
+	return raised
 }
 
 // flushTo is the flush of kept lines at an outermost exit: to fd 2 as
-// writeReleased does while sys.stderr is the original, else a Python write
-// to it; if that raises, the lines go to fd 2 as writeReleased does, and
-// the exception is returned to be re-raised as itself.
+// writeReleased does while sys.stderr is the original (a Ctrl-C there is
+// raised after the call), else a Python write to it; if that raises, the
+// lines go to fd 2 as writeReleased does, and the exception is returned to
+// be re-raised as itself.
 func (p *logjamSink) flushTo(t *sim.Thread, tk taken, why string) *sim.PyErr {
 	if !p.rt.In.StderrReplaced() {
 		p.rt.Tel.Emit(telemetry.Flush{Thread: t.Name, Lines: len(tk.lines), Note: string(tk.note), To: "fd 2 (sys.stderr is the original)"})
-		p.writeReleased(t, tk, why)
-		return nil
+		return p.writeReleased(t, tk, why, true)
 	}
 	if err := p.flushEscaped(t, tk); err != nil {
-		p.writeReleased(t, tk, why+": flush raised "+err.Type)
+		p.writeReleased(t, tk, why+": flush raised "+err.Type, false)
 		return err
 	}
 	return nil
