@@ -95,15 +95,15 @@ func (s *OriginalStream) Buffering() Buffering {
 // Write implements Stream: sys.stderr.write(text) (and the flush line
 // buffering makes).
 func (s *OriginalStream) Write(t *Thread, text string) *PyErr {
-	s.fd2.beginWrite(t)
+	first := true
 	b := []byte(text)
 	if s.unbuffered {
-		_, err := s.rawWrite(t, b) // a short count is ignored
+		_, err := s.rawWrite(t, b, &first) // a short count is ignored
 		return err
 	}
 	rest := append(s.takePending(), b...)
 	for len(rest) > s.bufSize { // larger than the buffer: raw writes, no retention
-		n, err := s.rawWrite(t, rest)
+		n, err := s.rawWrite(t, rest, &first)
 		if err != nil {
 			return err
 		}
@@ -112,14 +112,14 @@ func (s *OriginalStream) Write(t *Thread, text string) *PyErr {
 			return err
 		}
 	}
-	return s.flushBuffer(t, rest)
+	return s.flushBuffer(t, rest, &first)
 }
 
 // flushBuffer writes b as the BufferedWriter's flush does; what an
 // exception leaves unwritten stays in the buffer.
-func (s *OriginalStream) flushBuffer(t *Thread, b []byte) *PyErr {
+func (s *OriginalStream) flushBuffer(t *Thread, b []byte, first *bool) *PyErr {
 	for len(b) > 0 {
-		n, err := s.rawWrite(t, b)
+		n, err := s.rawWrite(t, b, first)
 		b = b[n:]
 		if err == nil {
 			err = t.in.Signals.Check(t)
@@ -138,18 +138,24 @@ func (s *OriginalStream) Flush(t *Thread) *PyErr {
 	if s.unbuffered {
 		return nil
 	}
-	s.fd2.beginWrite(t)
-	return s.flushBuffer(t, s.takePending())
+	first := true
+	return s.flushBuffer(t, s.takePending(), &first)
 }
 
 // rawWrite is FileIO.write (_Py_write): write(2) with the GIL released; on
 // EINTR, on the main thread, the handlers run and an exception they raise
 // ends it, else it writes again. It returns the count one write(2) moved.
-func (s *OriginalStream) rawWrite(t *Thread, b []byte) (int, *PyErr) {
+// *first marks the first write(2) of a sys.stderr.write: a SIGINT that
+// arrived before it is the eval loop's (drained with the GIL released).
+func (s *OriginalStream) rawWrite(t *Thread, b []byte, first *bool) (int, *PyErr) {
 	for {
 		t.ReleaseGIL()
 		if ms, ok := failpoints.Int(failpoints.PythonWriteGILDropped); ok && ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		if *first {
+			*first = false
+			s.fd2.beginWrite(t)
 		}
 		n, eintr := s.fd2.writeCall(t, b, t.Main)
 		t.AcquireGIL()
