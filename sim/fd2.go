@@ -212,6 +212,31 @@ func (f *FD2) beginWrite(t *Thread) (interruptible bool) {
 	return false
 }
 
+// TryWrite writes b to fd 2 without blocking: through the non-blocking
+// description of a pipe or tty (a file never blocks). It returns the bytes
+// that went out; fewer than len(b) when fd 2 had no room for the rest.
+func (f *FD2) TryWrite(b []byte) int {
+	if f.probe < 0 {
+		return f.blockingWrite(b)
+	}
+	n := 0
+	for n < len(b) {
+		m, err := unix.Write(f.probe, b[n:])
+		if m > 0 {
+			n += m
+		}
+		switch {
+		case err == nil && m > 0:
+		case errors.Is(err, unix.EINTR):
+		case err == nil, errors.Is(err, unix.EAGAIN):
+			return n
+		default:
+			return len(b) // EPIPE and the like: gone, as for a C write
+		}
+	}
+	return n
+}
+
 // WriteDirect is fwrite of b on the unbuffered C stderr (glibc): write(2)
 // until every byte is out, blocking while fd 2 has no room; a call that a
 // signal ends with nothing moved (EINTR) ends the fwrite, and the rest of b

@@ -163,6 +163,9 @@ func (rt *Runtime) LogBytes(t *Thread, lvl Level, file string, lineNo int, msg [
 
 // Route records where the sink sent a line (the ledger's routing column).
 func (rt *Runtime) Route(t *Thread, l Line, route, why string) {
+	if !rt.Tel.Enabled() {
+		return // no reader: no event to build (a line's hot path)
+	}
 	rt.Tel.Emit(telemetry.Route{Seq: l.Seq, Thread: t.Name, Route: route, Why: why})
 }
 

@@ -108,6 +108,45 @@ func (k *kit) roomCheck(wait time.Duration, careful bool) (room bool) {
 	}
 }
 
+// writeBounded is the room check that does not serialise writer and
+// reader: a non-blocking write first, and only when fd 2 took nothing (or
+// not all) a wait for room, bounded by what is left of wait, then a write
+// again. It returns the bytes that went out (all of b, unless the bound
+// passed); the caller holds the stdio lock. A writer that finds room never
+// waits for the reader to drain a whole page, as poll's POLLOUT would make
+// it.
+func (k *kit) writeBounded(t *sim.Thread, b []byte, wait time.Duration) int {
+	fd2 := k.rt.FD2
+	n := fd2.TryWrite(b)
+	if n == len(b) {
+		return n
+	}
+	deadline := time.Now().Add(wait)
+	for n < len(b) {
+		left := max(time.Until(deadline), 0)
+		var room bool
+		if fd2.Kind == sim.FDPipe {
+			room = k.roomCheck(left, true)
+		} else {
+			room, _ = pipes.PollWritable(2, left)
+		}
+		if !room {
+			return n
+		}
+		m := fd2.TryWrite(b[n:])
+		if m == 0 {
+			if !time.Now().Before(deadline) {
+				return n
+			}
+			// Room was reported that the write did not find (macOS's poll,
+			// or less than a whole line): look again shortly.
+			time.Sleep(time.Millisecond)
+		}
+		n += m
+	}
+	return n
+}
+
 // directWrite is C stdio: the stdio lock is held, the GIL is kept if held,
 // and the write blocks while fd 2 has no room. A SIGINT that ends a
 // blocked write(2) loses the rest of b (fwrite does not retry EINTR),

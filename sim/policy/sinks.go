@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"fmt"
 	"sync"
+	"time"
 
 	"logjam/daemon"
 	"logjam/pytext"
@@ -235,7 +237,7 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 	case l.Level == sim.Fatal:
 		p.adaptiveSink.Emit(t, l)
 	case t.InCall() && c.direct:
-		if p.roomCheck(RoomWait, true) && p.tryDirect(t, l, "direct, room on fd 2") {
+		if p.tryDirect(t, l, RoomWait, "direct: fd 2 took it") {
 			return
 		}
 		c.direct, c.stalled = false, true
@@ -257,7 +259,7 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		if t.HoldsGIL() {
 			wait = 0 // never block while holding the GIL
 		}
-		if !p.rt.In.StderrReplaced() && p.roomCheck(wait, true) && p.tryDirect(t, l, "outside a call, room on fd 2") {
+		if !p.rt.In.StderrReplaced() && p.tryDirect(t, l, wait, "outside a call: fd 2 took it") {
 			return
 		}
 		p.mu.Lock()
@@ -267,14 +269,35 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 	}
 }
 
-// tryDirect writes the line to fd 2 if the stdio lock is free.
-func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, why string) bool {
+// tryDirect writes the line to fd 2 if the stdio lock is free and fd 2
+// takes it within wait (writeBounded). A line fd 2 took only part of within
+// the bound has its rest kept, and the call is stalled: the rest goes out
+// first at the next catch-up or flush (a tty's short write; a pipe takes a
+// line of at most PIPE_BUF whole or not at all).
+func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, wait time.Duration, why string) bool {
 	if !p.rt.Stdio.TryAcquire(t) {
 		return false
 	}
-	p.rt.Route(t, l, "fd2", why)
-	p.fdWrite(t, l.Bytes)
+	n := p.writeBounded(t, l.Bytes, wait)
 	p.rt.Stdio.Release(t)
+	switch {
+	case n == len(l.Bytes):
+		p.rt.Route(t, l, "fd2", why)
+		return true
+	case n == 0:
+		return false
+	}
+	p.rt.Route(t, l, "fd2", fmt.Sprintf("fd 2 took %d of %d bytes within the bound; the rest is kept", n, len(l.Bytes)))
+	rest := l.Bytes[n:]
+	if t.InCall() {
+		c := p.call(t)
+		c.kept.Add(rest)
+		c.direct, c.stalled = false, true // later lines after the rest
+	} else {
+		p.mu.Lock()
+		p.outside.Add(rest)
+		p.mu.Unlock()
+	}
 	return true
 }
 
