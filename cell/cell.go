@@ -101,7 +101,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		return nil, err
 	}
 	defer release()
-	fd2, err := arrangeFD2(contract.FD2, contract.FD2Stalled, contract.PipeSize)
+	fd2, err := ArrangeFD2(contract.FD2, contract.FD2Stalled, contract.PipeSize)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	args := append([]string{"-sigint", string(sigint)}, spec.Args()...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = childEnv(spec.Failpoints)
-	cmd.Stderr = fd2.child
+	cmd.Stderr = fd2.Child()
 	deadline := prof.Deadline
 	if spec.Deadline > 0 {
 		deadline = spec.Deadline
@@ -130,7 +130,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		GraceFloor: prof.GraceFloor,
 		Mode:       mode,
 		OnEvent: func(ev watchdog.Event) {
-			fd2.onEvent(ev)
+			fd2.OnEvent(ev)
 			sig.OnEvent(ev)
 			if ev.Ev == telemetry.KindCycle || contract.Ends == scenario.EndsKilled {
 				release()
@@ -138,10 +138,10 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		},
 	})
 	if err != nil {
-		fd2.abandon()
+		fd2.Abandon()
 		return nil, err
 	}
-	fd2Bytes, fd2Err := fd2.collect()
+	fd2Bytes, fd2Err := fd2.Collect()
 	out := &Outcome{
 		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
 		Stderr: spec.Stderr, Variant: spec.Variant, Backend: spec.Backend,
@@ -154,7 +154,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if res.Cycle != nil {
 		out.Cycle = res.Cycle.Text()
 	}
-	out.Observed = classify(contract, res, fd2Bytes, out)
+	out.Observed = Classify(contract, res, fd2Bytes, out)
 	return out, nil
 }
 
@@ -169,10 +169,12 @@ func Errored(spec Spec, err error) *Outcome {
 	}
 }
 
-// classify: HANG > CRASH > (FAILED, NOMARKER) > the ledger's verdicts. An
+// Classify: HANG > CRASH > (FAILED, NOMARKER) > the ledger's verdicts. An
 // ending the contract expects (an abort, a kill at the deadline) is not a
-// failure: the lines are judged from what the streams hold.
-func classify(c scenario.Contract, res *watchdog.Result, fd2 []byte, out *Outcome) verdict.Verdict {
+// failure: the lines are judged from what the streams hold. out must carry
+// the run's Transcript; Classify fills its Ledger and extends its Reason.
+// The calibrate suite classifies real runs with it: one owner of the rule.
+func Classify(c scenario.Contract, res *watchdog.Result, fd2 []byte, out *Outcome) verdict.Verdict {
 	judge := func() verdict.Verdict {
 		j := ledger.Judge(c.Contract, out.Transcript, fd2)
 		out.Ledger = j.Evidence

@@ -28,7 +28,7 @@ func TestAScenarioErrorIsErrorWithItsReason(t *testing.T) {
 	} {
 		res := &watchdog.Result{Verdict: verdict.Failed, ExitCode: c.code, Events: c.events}
 		out := &Outcome{Reason: "exited", Transcript: telemetry.Decode(c.events)}
-		if got := classify(contract, res, nil, out); got != c.want {
+		if got := Classify(contract, res, nil, out); got != c.want {
 			t.Errorf("exit %d with %d events: %s, want %s", c.code, len(c.events), got, c.want)
 		}
 		if c.want == verdict.Error && !strings.Contains(out.Reason, "finalization refused") {

@@ -21,10 +21,11 @@ const ParentPipeSize = 4096
 // after the child's group is gone (the bytes are already in the kernel).
 const drainTimeout = 5 * time.Second
 
-// fd2Arrangement is the parent's end of the child's fd 2: a temporary file
-// read after the run, or a pipe / pty drained by a pipes.Reader that the
-// child's MarkFD2Pause marks pause.
-type fd2Arrangement struct {
+// FD2 is the parent's end of the child's fd 2: a temporary file read after
+// the run, or a pipe / pty drained by a pipes.Reader that the child's
+// MarkFD2Pause and MarkFD2Resume marks pause and resume. The calibrate
+// suite's real runs use it too: one owner of the arrangement.
+type FD2 struct {
 	child  *os.File // the child's fd 2; the parent closes its copy after the run
 	file   *os.File // FD2File
 	parent *os.File // the pipe's read end or the pty master
@@ -35,8 +36,10 @@ type fd2Arrangement struct {
 	done   bool
 }
 
-func arrangeFD2(kind scenario.FD2, stalled bool, pipeSize int) (*fd2Arrangement, error) {
-	a := &fd2Arrangement{}
+// ArrangeFD2 makes the child's fd 2 of that kind (a pipe of pipeSize
+// bytes, one page when 0; a reader that starts stalled when stalled).
+func ArrangeFD2(kind scenario.FD2, stalled bool, pipeSize int) (*FD2, error) {
+	a := &FD2{}
 	switch kind {
 	case scenario.FD2File, "":
 		f, err := os.CreateTemp("", "logjam-fd2-*")
@@ -67,9 +70,12 @@ func arrangeFD2(kind scenario.FD2, stalled bool, pipeSize int) (*fd2Arrangement,
 	return a, nil
 }
 
-// onEvent reacts to the child's marks; it never blocks (a pause is a
+// Child is the child's end, for exec.Cmd.Stderr.
+func (a *FD2) Child() *os.File { return a.child }
+
+// OnEvent reacts to the child's marks; it never blocks (a pause is a
 // Stall now and a timer for the Resume; a resume is a Resume now).
-func (a *fd2Arrangement) onEvent(ev watchdog.Event) {
+func (a *FD2) OnEvent(ev watchdog.Event) {
 	if a.reader == nil {
 		return
 	}
@@ -90,10 +96,10 @@ func (a *fd2Arrangement) onEvent(ev watchdog.Event) {
 	a.timers = append(a.timers, time.AfterFunc(time.Duration(m.Ms)*time.Millisecond, a.reader.Resume))
 }
 
-// collect runs after the child's group is gone: it stops the pause timers,
+// Collect runs after the child's group is gone: it stops the pause timers,
 // lets the reader read everything left to EOF, and returns the fd-2 bytes.
 // Nothing of the arrangement is left open.
-func (a *fd2Arrangement) collect() ([]byte, error) {
+func (a *FD2) Collect() ([]byte, error) {
 	a.mu.Lock()
 	a.done = true
 	for _, t := range a.timers {
@@ -121,5 +127,5 @@ func (a *fd2Arrangement) collect() ([]byte, error) {
 	return b, nil
 }
 
-// abandon closes everything when the child never ran.
-func (a *fd2Arrangement) abandon() { _, _ = a.collect() }
+// Abandon closes everything when the child never ran.
+func (a *FD2) Abandon() { _, _ = a.Collect() }

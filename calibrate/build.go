@@ -1,0 +1,112 @@
+package calibrate
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+)
+
+//go:embed ext/logjamext.cpp
+var extSource []byte
+
+//go:embed run_row.py
+var driverSource []byte
+
+//go:embed bench.py
+var benchSource []byte
+
+// BenchScript writes bench.py into dir (a Build directory) and returns its path.
+func BenchScript(dir string) (string, error) {
+	p := filepath.Join(dir, "bench.py")
+	return p, os.WriteFile(p, benchSource, 0o644)
+}
+
+// CacheDir is where built extensions live: $LOGJAM_CALIBRATE_CACHE, or
+// logjam-calibrate under the user cache directory (a temp dir otherwise).
+func CacheDir() string {
+	if d := os.Getenv("LOGJAM_CALIBRATE_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "logjam-calibrate")
+	}
+	return filepath.Join(os.TempDir(), "logjam-calibrate")
+}
+
+// Compiler is the C++ compiler: $CXX or g++.
+func Compiler() (string, error) {
+	cxx := os.Getenv("CXX")
+	if cxx == "" {
+		cxx = "g++"
+	}
+	return exec.LookPath(cxx)
+}
+
+var (
+	buildMu   sync.Mutex
+	buildDone = map[string]string{}
+)
+
+// Build compiles the extension for in into the cache (keyed by the
+// source, the driver and the interpreter) and returns the directory to put
+// on PYTHONPATH: it holds logjamext and run_row.py.
+func Build(in Interpreter) (string, error) {
+	if in.Missing != "" {
+		return "", fmt.Errorf("python %s: %s", in.Version, in.Missing)
+	}
+	cxx, err := Compiler()
+	if err != nil {
+		return "", fmt.Errorf("no C++ compiler (g++ or $CXX): %w", err)
+	}
+	h := sha256.New()
+	h.Write(extSource)
+	h.Write(driverSource)
+	fmt.Fprintf(h, "%s|%s|%s|%s", in.Path, in.Version, in.Include, cxx)
+	dir := filepath.Join(CacheDir(), in.Version+"-"+hex.EncodeToString(h.Sum(nil))[:12])
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if d, ok := buildDone[dir]; ok {
+		return d, nil
+	}
+	so := filepath.Join(dir, "logjamext"+in.ExtSuffix)
+	if _, err := os.Stat(so); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, "run_row.py"), driverSource, 0o644); err != nil {
+			return "", err
+		}
+		buildDone[dir] = dir
+		return dir, nil
+	}
+	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(CacheDir(), "build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "logjamext.cpp")
+	if err := os.WriteFile(src, extSource, 0o644); err != nil {
+		return "", err
+	}
+	out := filepath.Join(tmp, "logjamext"+in.ExtSuffix)
+	cmd := exec.Command(cxx, "-O2", "-std=c++17", "-shared", "-fPIC", "-I"+in.Include, src, "-o", out, "-lpthread")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building logjamext for python %s: %v\n%s", in.Version, err, b)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run_row.py"), driverSource, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Rename(out, so); err != nil {
+		return "", err
+	}
+	buildDone[dir] = dir
+	return dir, nil
+}
