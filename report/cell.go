@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -36,6 +37,11 @@ type Cell struct {
 	Bundle     string          `json:"bundle,omitempty"`
 	Repeat     int             `json:"repeat,omitempty"` // 1.. in a repeated run
 	Evidence   Evidence        `json:"evidence"`
+	// Real is the verdict of the same cell on real CPython, by interpreter
+	// version (the calibrate suite); Limit names the documented limit of
+	// the model that accepts a difference from it.
+	Real  map[string]verdict.Verdict `json:"real,omitempty"`
+	Limit string                     `json:"limit,omitempty"`
 }
 
 // Evidence is what a cell's verdict rests on.
@@ -46,8 +52,26 @@ type Evidence struct {
 	Command string          `json:"command"` // reruns the child alone
 }
 
-// AsExpected reports whether the observed verdict is the expected one.
-func (c Cell) AsExpected() bool { return c.Observed == c.Expected }
+// AsExpected reports whether the observed verdict is the expected one (or
+// a named limit accepts the difference).
+func (c Cell) AsExpected() bool { return c.Observed == c.Expected || c.Limit != "" }
+
+// RealText is the real column: "real 3.12.1 OK[, ...]", with the limit
+// that accepts a difference; "" without real runs.
+func (c Cell) RealText() string {
+	if len(c.Real) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, v := range slices.Sorted(maps.Keys(c.Real)) {
+		parts = append(parts, v+" "+string(c.Real[v]))
+	}
+	s := "real " + strings.Join(parts, ", ")
+	if c.Limit != "" {
+		s += " (limit " + c.Limit + ")"
+	}
+	return s
+}
 
 // Column is the cell's matrix column: its policy, or its lazy-init variant.
 func (c Cell) Column() string {
@@ -66,6 +90,16 @@ func (c Cell) Row() string {
 	if fps := c.Failpoints; fps != "" {
 		c.Failpoints = ""
 		return c.Row() + " +" + strings.TrimPrefix(strings.SplitN(fps, "=", 2)[0], "logjam/")
+	}
+	if c.Stderr != "" {
+		s := c.Stderr
+		c.Stderr = ""
+		return c.Row() + " " + s
+	}
+	if len(c.Real) > 0 && c.Python != "" {
+		p := c.Python
+		c.Python = ""
+		return c.Row() + " py" + p
 	}
 	switch {
 	case c.Backend != "":

@@ -55,6 +55,9 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 					}
 				}
 				cv.Tip = fmt.Sprintf("%s\nexpected %s, observed %s", r.Name, r.Expected, r.Observations())
+				if rt := r.RealText(); rt != "" {
+					cv.Tip += "\n" + rt
+				}
 				if cv.Cycle != "" {
 					cv.Tip += "\ncycle: " + cv.Cycle
 				}
@@ -154,6 +157,7 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 <tbody>
 {{range .Grid}}<tr><th>{{.Label}}</th>{{range .Cells}}{{if .}}<td id="{{anchor .Row.Name}}" class="cell {{.Class}}{{if .Unexpected}} unexpected{{end}}" data-cell="{{.Row.Name}}" data-verdict="{{.Verdict}}" data-expected="{{.Row.Expected}}" title="{{.Tip}}">
 {{.Verdict}}{{if .Unexpected}} <span class="exp">(expected {{.Row.Expected}})</span>{{end}}
+{{with .Row.RealText}}<div class="exp">{{.}}</div>{{end}}
 {{if .Flaky}}<div class="exp">{{.Row.Observations}}</div>{{end}}
 {{if .Cycle}}<details><summary>cycle</summary><pre>{{.Cycle}}</pre></details>{{end}}
 {{if .Unexpected}}<details><summary>evidence</summary>{{range .Runs}}{{if ne .Cell.Observed .Cell.Expected}}

@@ -35,6 +35,9 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 				tc := reporters.JUnitTestCase{
 					Name: name, Classname: "logjam." + f.Name, Status: "passed", Time: float64(c.Ms) / 1000,
 				}
+				if rt := c.RealText(); rt != "" {
+					tc.SystemOut = rt
+				}
 				switch {
 				case c.AsExpected():
 				case c.Observed == verdict.NotRun:
@@ -83,6 +86,9 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 func evidenceText(c Cell, r Repeated) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", c.Name, c.Expected, c.Observed)
+	if rt := c.RealText(); rt != "" {
+		fmt.Fprintf(&b, "%s\n", rt)
+	}
 	if len(r.Runs) > 1 {
 		fmt.Fprintf(&b, "repeats: %s\n", r.Observations())
 	}

@@ -45,9 +45,9 @@ func Markdown(run Run, fams []Family) []byte {
 				case !ok:
 					b.WriteString(" - |")
 				case r.AsExpected():
-					fmt.Fprintf(&b, " %s |", r.Verdict())
+					fmt.Fprintf(&b, " %s%s |", r.Verdict(), mdReal(r.Cell))
 				default:
-					fmt.Fprintf(&b, " **%s** (expected %s) |", r.Verdict(), r.Expected)
+					fmt.Fprintf(&b, " **%s** (expected %s)%s |", r.Verdict(), r.Expected, mdReal(r.Cell))
 				}
 			}
 			b.WriteString("\n")
@@ -55,6 +55,14 @@ func Markdown(run Run, fams []Family) []byte {
 		b.WriteString("\n</details>\n")
 	}
 	return b.Bytes()
+}
+
+// mdReal is the real column after a verdict ("" without real runs).
+func mdReal(c Cell) string {
+	if rt := c.RealText(); rt != "" {
+		return " (" + mdCell(rt) + ")"
+	}
+	return ""
 }
 
 // mdCell escapes what would end a table cell.

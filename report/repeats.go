@@ -35,7 +35,7 @@ func (r Repeated) AsExpected() bool { return len(r.Unexpected()) == 0 }
 func (r Repeated) Unexpected() []Cell {
 	var bad []Cell
 	for _, c := range r.Runs {
-		if c.Observed != r.Expected {
+		if !c.AsExpected() {
 			bad = append(bad, c)
 		}
 	}

@@ -43,6 +43,9 @@ func RenderText(w io.Writer, m Matrix) int {
 				v = "!" + string(c.Observed) + "/" + string(c.Expected)
 				reruns = append(reruns, c.Rerun)
 			}
+			if rt := c.RealText(); rt != "" {
+				v += " | " + rt
+			}
 			grid[[2]string{row, col}] = v
 		}
 		slices.SortStableFunc(cols, func(a, b string) int { return columnRank(a) - columnRank(b) })
