@@ -1,13 +1,23 @@
 package calibrate_test
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
+
+	"logjam/suites/suitekit"
 )
 
+// The real runs take minutes: a plain `go test ./...` skips them in one
+// line; `--label-filter calibrate` (or LOGJAM_CALIBRATE=1) runs them.
 func TestCalibrate(t *testing.T) {
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	ginkgo.RunSpecs(t, "calibrate: the matrix's rows on real CPython")
+	if !strings.Contains(ginkgo.GinkgoLabelFilter(), "calibrate") && os.Getenv("LOGJAM_CALIBRATE") == "" {
+		why := "calibrate: real CPython runs are opt-in: go tool ginkgo --label-filter calibrate ./calibrate (or make calibrate)"
+		fmt.Println(why)
+		t.Skip(why)
+	}
+	suitekit.RunSuite(t, family)
 }

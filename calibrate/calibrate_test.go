@@ -1,58 +1,72 @@
 package calibrate_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+	. "github.com/onsi/gomega"
 
 	"logjam/calibrate"
+	"logjam/cell"
+	"logjam/report"
+	"logjam/scenario"
+	"logjam/suites/suitekit"
+	"logjam/verdict"
 )
 
-// The real column: one Entry per (row, policy or variant, interpreter,
-// profile). Each prints the real verdict beside SCENARIOS.md's expected one
-// and marks agree / disagree; a disagreement is a finding, not a failure
-// (the suite does not yet assert that real == simulated). A run that could
-// not be made at all (the extension did not build, the harness erred)
-// fails.
+// The real column: one Entry per (row, policy or lazy variant, stderr
+// profile, interpreter). Each runs the simulated cell (cell.Run, same spec:
+// platform linux, the interpreter's version, the stderr profile) and the
+// real one, judged alike; the cell fails when they differ, unless a named
+// limit (calibrate.Limits) accepts it. A run that could not be made fails.
 //
-// Knobs: LOGJAM_CALIBRATE_PY=3.12,3.13 keeps those versions;
-// LOGJAM_CALIBRATE_PROFILES=buffered (or unbuffered) keeps one profile;
-// LOGJAM_CALIBRATE_ROWS=D1,I2 keeps those rows; LOGJAM_CALIBRATE_REPEAT=20
-// runs each cell 20 times and reports the verdict counts (stress); LOGJAM_TIMEOUT_SCALE scales
-// every deadline; LOGJAM_CALIBRATE_REPORT names the JSON report
-// (reports/calibration.json under the module root by default).
+// Knobs: LOGJAM_CALIBRATE_PY=3.12,3.13.0 keeps those versions (default:
+// every interpreter found; LOGJAM_CALIBRATE_PY=default keeps python3 only);
+// LOGJAM_CALIBRATE_ROOTS=dir:dir replaces ~/.pyenv/versions;
+// LOGJAM_CALIBRATE_PROFILES=buffered|unbuffered; LOGJAM_CALIBRATE_ROWS=D1,I2;
+// LOGJAM_CALIBRATE_REPEAT=20 runs each real cell 20 times and reports the
+// agreement rate (make calibrate-stress); LOGJAM_TIMEOUT_SCALE scales every
+// deadline; LOGJAM_CALIBRATE_REPORT names the matrix written (default
+// reports/calibration.json).
+
+const family = "calibrate"
 
 var (
-	interps = selectInterps(calibrate.Discover())
-	skipWhy = whyNot(interps)
+	interps, discoverWhy = selectInterps()
+	skipWhy              = whyNot(interps, discoverWhy)
 
-	mu      sync.Mutex
-	results []result
+	buildMu sync.Mutex
 	builds  = map[string]string{}
 	buildEr = map[string]error{}
 )
 
-type result struct {
-	Row, Policy, Variant, Profile, Python string
-	Real, Expected, Corrected, Mark       string
-	Why                                   string `json:",omitempty"`
-	Runs                                  string `json:",omitempty"` // verdict counts over LOGJAM_CALIBRATE_REPEAT runs
-	Reason                                string
-	Ms                                    int64
-}
+var _ = suitekit.BuildChild()
 
-func selectInterps(all []calibrate.Interpreter) []calibrate.Interpreter {
+func selectInterps() ([]calibrate.Interpreter, string) {
+	var roots []string
+	if r := os.Getenv("LOGJAM_CALIBRATE_ROOTS"); r != "" {
+		roots = filepath.SplitList(r)
+	}
 	want := os.Getenv("LOGJAM_CALIBRATE_PY")
+	if want == "default" {
+		in, err := calibrate.Default()
+		if err != nil {
+			return nil, err.Error()
+		}
+		return []calibrate.Interpreter{in}, ""
+	}
+	all := calibrate.Discover(roots...)
 	if want == "" {
-		return all
+		return all, ""
 	}
 	var out []calibrate.Interpreter
 	for _, in := range all {
@@ -62,47 +76,35 @@ func selectInterps(all []calibrate.Interpreter) []calibrate.Interpreter {
 			}
 		}
 	}
-	return out
+	return out, ""
 }
 
-func whyNot(ins []calibrate.Interpreter) string {
+func whyNot(ins []calibrate.Interpreter, why string) string {
 	if len(ins) == 0 {
-		return "calibrate: skipped: no python3 (3.10-3.13) found on PATH or under ~/.pyenv/versions"
+		if why == "" {
+			why = "no python3 (3.10-3.13) on PATH or under the pyenv root"
+		}
+		return "calibrate: no real runs: " + why + " (install python3 and python3-dev)"
 	}
 	if _, err := calibrate.Compiler(); err != nil {
-		return "calibrate: skipped: no C++ compiler (g++ or $CXX) to build the extension"
+		return "calibrate: no real runs: no C++ compiler (g++ or $CXX) to build the extension (install g++)"
 	}
 	for _, in := range ins {
 		if in.Missing == "" {
 			return ""
 		}
 	}
-	return "calibrate: skipped: no interpreter has its headers (Python.h): install python3-dev"
-}
-
-// skip prints why in one line (Ginkgo hides a BeforeSuite skip's reason
-// unless verbose), then skips the suite.
-func skip(why string) {
-	fmt.Println(why)
-	ginkgo.Skip(why)
+	return "calibrate: no real runs: no interpreter has its headers (Python.h): install python3-dev"
 }
 
 func keep(env, v string) bool {
 	w := os.Getenv(env)
-	if w == "" {
-		return true
-	}
-	for _, x := range strings.Split(w, ",") {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return w == "" || slices.Contains(strings.Split(w, ","), v)
 }
 
 func build(in calibrate.Interpreter) (string, error) {
-	mu.Lock()
-	defer mu.Unlock()
+	buildMu.Lock()
+	defer buildMu.Unlock()
 	if d, ok := builds[in.Version]; ok {
 		return d, buildEr[in.Version]
 	}
@@ -111,29 +113,50 @@ func build(in calibrate.Interpreter) (string, error) {
 	return d, err
 }
 
+func repeat() int {
+	n, err := strconv.Atoi(os.Getenv("LOGJAM_CALIBRATE_REPEAT"))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+func scale() float64 {
+	s, err := strconv.ParseFloat(os.Getenv("LOGJAM_TIMEOUT_SCALE"), 64)
+	if err != nil || s <= 0 {
+		return 1
+	}
+	return s
+}
+
+type column struct{ policy, variant string }
+
 func entries() []ginkgo.TableEntry {
 	var es []ginkgo.TableEntry
-	for _, in := range interps {
-		for _, row := range calibrate.Rows {
-			if !keep("LOGJAM_CALIBRATE_ROWS", row.ID) {
+	for _, row := range calibrate.Rows {
+		if !keep("LOGJAM_CALIBRATE_ROWS", row.ID) {
+			continue
+		}
+		var cols []column
+		for _, v := range row.Variants {
+			cols = append(cols, column{variant: v})
+		}
+		if row.Variants == nil {
+			for _, p := range scenario.Policies {
+				cols = append(cols, column{policy: p})
+			}
+		}
+		profiles := []string{calibrate.Buffered, calibrate.Unbuffered}
+		if row.Variants != nil || row.ID == "T1" {
+			profiles = profiles[:1] // the sink plays no part / exit-time only
+		}
+		for _, prof := range profiles {
+			if !keep("LOGJAM_CALIBRATE_PROFILES", calibrate.ProfileName(prof)) {
 				continue
 			}
-			profiles := []string{calibrate.Buffered, calibrate.Unbuffered}
-			if row.Variants != nil || row.ID == "T1" {
-				profiles = profiles[:1] // the sink plays no part / exit-time only
-			}
-			for _, prof := range profiles {
-				if !keep("LOGJAM_CALIBRATE_PROFILES", prof) {
-					continue
-				}
-				if row.Variants != nil {
-					for _, v := range row.Variants {
-						es = append(es, ginkgo.Entry(name(row.ID, "fd2", v, in, prof), in, row, "fd2", v, prof, ginkgo.Label("calibrate", "py"+in.Short())))
-					}
-					continue
-				}
-				for _, p := range calibrate.Policies {
-					es = append(es, ginkgo.Entry(name(row.ID, p, "", in, prof), in, row, p, "", prof, ginkgo.Label("calibrate", "py"+in.Short())))
+			for _, col := range cols {
+				for _, in := range interps {
+					es = append(es, ginkgo.Entry(name(row.ID, col, prof, in), in, row, col, prof, ginkgo.Label("py"+in.Short())))
 				}
 			}
 		}
@@ -141,148 +164,232 @@ func entries() []ginkgo.TableEntry {
 	return es
 }
 
-func name(row, policy, variant string, in calibrate.Interpreter, prof string) string {
-	what := "policy=" + policy
-	if variant != "" {
-		what = "variant=" + variant
+func name(row string, col column, prof string, in calibrate.Interpreter) string {
+	what := "policy=" + col.policy
+	if col.variant != "" {
+		what = "variant=" + col.variant
 	}
-	return fmt.Sprintf("%s real [%s py=%s stderr=%s]", row, what, in.Version, prof)
+	return fmt.Sprintf("%s real [%s stderr=%s py=%s]", row, what, calibrate.ProfileName(prof), in.Version)
 }
 
-// The real runs take minutes: a plain `go test ./...` skips them with one
-// line; `--label-filter calibrate` (or LOGJAM_CALIBRATE=1) runs them.
-var _ = ginkgo.BeforeSuite(func() {
-	if !strings.Contains(ginkgo.GinkgoLabelFilter(), "calibrate") && os.Getenv("LOGJAM_CALIBRATE") == "" {
-		skip("calibrate: real CPython runs are opt-in: go tool ginkgo --label-filter calibrate ./calibrate (or LOGJAM_CALIBRATE=1)")
-	}
+var _ = ginkgo.BeforeEach(func() {
 	if skipWhy != "" {
-		skip(skipWhy)
+		fmt.Println(skipWhy)
+		ginkgo.Skip(skipWhy)
 	}
 })
 
 var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
-	ginkgo.DescribeTable("real CPython against the expected matrix",
-		func(in calibrate.Interpreter, row calibrate.Row, policy, variant, prof string) {
+	ginkgo.DescribeTable("real CPython beside the simulated cell",
+		func(ctx ginkgo.SpecContext, in calibrate.Interpreter, row calibrate.Row, col column, prof string) {
 			if in.Missing != "" {
 				ginkgo.Skip("python " + in.Version + ": " + in.Missing)
 			}
 			dir, err := build(in)
-			if err != nil {
-				ginkgo.Fail(err.Error())
+			Expect(err).NotTo(HaveOccurred(), "building the extension")
+
+			spec := cell.Spec{Scenario: row.ID, Policy: col.policy, Variant: col.variant, Platform: "linux", Python: in.Version, Stderr: prof}
+			if col.variant != "" {
+				spec.Backend = "cuda"
 			}
-			var out *calibrate.Outcome
-			counts := map[string]int{}
-			for i := 0; i < repeat(); i++ {
-				o, err := calibrate.Run(context.Background(), in, dir, row, policy, variant, prof, calibrate.Options{Scale: scale()})
-				if err != nil {
-					ginkgo.Fail(err.Error())
-				}
+			if info, err := scenario.Lookup(row.ID); err == nil && info.Contract.Ends == scenario.EndsKilled {
+				spec.Deadline = row.Deadline // blocks by design: judged at the row's deadline, as suites/fatal's F2
+			}
+			sim, err := cell.Run(ctx, suitekit.Bin, spec, suitekit.Profile)
+			Expect(err).NotTo(HaveOccurred(), "running the simulated cell")
+
+			var real *cell.Outcome
+			counts := map[verdict.Verdict]int{}
+			n := repeat()
+			for i := 0; i < n; i++ {
+				o, err := calibrate.Run(ctx, in, dir, row, col.policy, col.variant, prof, calibrate.Options{Scale: scale()})
+				Expect(err).NotTo(HaveOccurred(), "running the real cell")
 				counts[o.Observed]++
-				if out == nil || counts[o.Observed] > counts[out.Observed] {
-					out = o
-				}
-				if dir := os.Getenv("LOGJAM_CALIBRATE_EVIDENCE"); dir != "" && i == 0 {
-					_ = o.WriteEvidence(filepath.Join(dir, strings.NewReplacer(" ", "_", "[", "", "]", "", "=", "-").Replace(name(row.ID, policy, variant, in, prof))))
+				// Keep a disagreeing run's evidence when there is one.
+				if real == nil || (real.Observed == sim.Observed && o.Observed != sim.Observed) {
+					real = o
 				}
 			}
-			exp := calibrate.ExpectedVerdict(row.ID, policy, variant)
-			r := result{Row: row.ID, Policy: policy, Variant: variant, Profile: prof, Python: in.Version,
-				Real: out.Observed, Expected: exp, Reason: out.Reason, Ms: out.Ms}
-			if len(counts) > 1 || repeat() > 1 {
-				var parts []string
-				for v, n := range counts {
-					parts = append(parts, fmt.Sprintf("%s %d/%d", v, n, repeat()))
+			cellName := ginkgo.CurrentSpecReport().LeafNodeText
+			c := report.Cell{ID: row.ID, Name: cellName, Family: family, Scenario: row.ID,
+				Policy: col.policy, Variant: col.variant, Platform: "linux", Python: in.Version, Stderr: prof,
+				Expected: real.Observed, Observed: sim.Observed, Ms: sim.Ms + real.Ms,
+				Real:  map[string]verdict.Verdict{in.Version: real.Observed},
+				Rerun: rerun(cellName),
+				Evidence: report.Evidence{
+					Reason:  "simulated: " + sim.Reason + " || real: " + real.Reason,
+					Cycle:   sim.Cycle,
+					Ledger:  sim.Ledger,
+					Command: real.Command,
+				}}
+			if n > 1 {
+				ginkgo.AddReportEntry(repeatsEntry, repeated{Cell: cellName, Agree: counts[sim.Observed], N: n,
+					Sim: sim.Observed, Counts: countText(counts)}, ginkgo.ReportEntryVisibilityNever)
+			}
+			agree := real.Observed == sim.Observed
+			if !agree {
+				if l := calibrate.LimitFor(row.ID, col.policy, prof, in.Version, real.Observed); l != nil {
+					c.Limit = l.ID
 				}
-				sort.Strings(parts)
-				r.Runs = strings.Join(parts, ", ")
 			}
-			if row.Variants != nil {
-				r.Policy = ""
-			} else if c, why, ok := calibrate.Correction(row.ID, policy, prof, in.Version); ok {
-				r.Corrected, r.Why = c, why
+			if !agree && c.Limit == "" {
+				c.Bundle = report.BundleDir(reportsDir(), cellName)
+				rb := calibrate.Bundle(real, c)
+				sb, _ := sim.Bundle(c, spec, suitekit.Profile, suitekit.Bin, suitekit.Root)
+				if err := report.WriteBundle(c.Bundle+".real", rb); err != nil {
+					c.Bundle = "(could not write: " + err.Error() + ")"
+				} else if err := report.WriteBundle(c.Bundle+".sim", sb); err != nil {
+					c.Bundle = "(could not write: " + err.Error() + ")"
+				}
 			}
-			switch {
-			case r.Real == r.Expected:
-				r.Mark = "agree"
-			case r.Corrected != "" && r.Real == r.Corrected:
-				r.Mark = "agree-correction"
-			default:
-				r.Mark = "DISAGREE"
-			}
-			mu.Lock()
-			results = append(results, r)
-			mu.Unlock()
-			ginkgo.GinkgoWriter.Printf("real %s | expected %s | correction %q | %s | %s\n", r.Real, r.Expected, r.Corrected, r.Mark, r.Reason)
-			if r.Mark == "DISAGREE" {
-				ginkgo.AddReportEntry("disagreement", fmt.Sprintf("%s %s%s py%s %s: real %s, expected %s (%s)", r.Row, r.Policy, r.Variant, r.Python, r.Profile, r.Real, r.Expected, r.Reason))
+			ginkgo.AddReportEntry(report.EntryName, c, ginkgo.ReportEntryVisibilityNever)
+			ginkgo.GinkgoWriter.Printf("simulated %s | real %s | limit %q\n", sim.Observed, real.Observed, c.Limit)
+			if !agree && c.Limit == "" {
+				ginkgo.Fail(disagreement(c, sim, real))
 			}
 		},
 		entries())
-
 })
 
-var _ = ginkgo.SynchronizedAfterSuite(func() {
-	mu.Lock()
-	defer mu.Unlock()
-	if len(results) == 0 {
+// repeatsEntry carries a repeated cell's agreement (make calibrate-stress).
+const repeatsEntry = "calibrate-repeats"
+
+type repeated struct {
+	Cell     string
+	Agree, N int
+	Sim      verdict.Verdict
+	Counts   string
+}
+
+func countText(counts map[verdict.Verdict]int) string {
+	var parts []string
+	for _, v := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", v, counts[v]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func rerun(cellName string) string {
+	return fmt.Sprintf(`cd "$(go list -m -f '{{.Dir}}')" && go tool ginkgo --label-filter calibrate --focus '%s' ./calibrate`,
+		strings.ReplaceAll(regexpQuote(cellName), "'", `'\''`))
+}
+
+func regexpQuote(s string) string {
+	return strings.NewReplacer("[", `\[`, "]", `\]`, ".", `\.`, "(", `\(`, ")", `\)`, "+", `\+`, "*", `\*`).Replace(s)
+}
+
+func reportsDir() string {
+	if d := os.Getenv("LOGJAM_REPORTS"); d != "" {
+		return d
+	}
+	return filepath.Join(suitekit.Root, "reports")
+}
+
+// disagreement is the failure: both evidences.
+func disagreement(c report.Cell, sim, real *cell.Outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cell %s: simulated %s, real CPython %s %s (no named limit accepts it)\n", c.Name, sim.Observed, c.Python, real.Observed)
+	for _, side := range []struct {
+		what string
+		o    *cell.Outcome
+		dir  string
+	}{{"simulated", sim, c.Bundle + ".sim"}, {"real", real, c.Bundle + ".real"}} {
+		ev, _ := json.Marshal(side.o.Ledger)
+		fmt.Fprintf(&b, "%s: %s\n  reason: %s\n  ledger: %s\n  command: %s\n  evidence bundle: %s\n", side.what, side.o.Observed, side.o.Reason, ev, side.o.Command, side.dir)
+	}
+	fmt.Fprintf(&b, "rerun this cell: %s\n", c.Rerun)
+	return b.String()
+}
+
+// The report: every calibrated cell (the matrix with its real column),
+// the limits, the rows not reproduced here and why, the versions, the
+// agreement per version; written as a matrix to reports/calibration.json.
+var _ = ginkgo.ReportAfterSuite("calibration report", func(r types.Report) {
+	var m report.Matrix
+	var repeats []repeated
+	for _, sr := range r.SpecReports {
+		for _, e := range sr.ReportEntries {
+			switch e.Name {
+			case report.EntryName:
+				var c report.Cell
+				if json.Unmarshal([]byte(e.Value.AsJSON), &c) == nil {
+					m = append(m, c)
+				}
+			case repeatsEntry:
+				var rp repeated
+				if json.Unmarshal([]byte(e.Value.AsJSON), &rp) == nil {
+					repeats = append(repeats, rp)
+				}
+			}
+		}
+	}
+	if len(m) == 0 {
 		return
 	}
-	sort.Slice(results, func(i, j int) bool {
-		a, b := results[i], results[j]
-		if a.Row != b.Row {
-			return a.Row < b.Row
-		}
-		if a.Profile != b.Profile {
-			return a.Profile < b.Profile
-		}
-		if a.Policy+a.Variant != b.Policy+b.Variant {
-			return a.Policy+a.Variant < b.Policy+b.Variant
-		}
-		return a.Python < b.Python
-	})
+	m.Sort()
 	path := os.Getenv("LOGJAM_CALIBRATE_REPORT")
 	if path == "" {
-		path = filepath.Join(moduleRoot(), "reports", "calibration.json")
+		path = filepath.Join(reportsDir(), "calibration.json")
 	}
-	_ = os.MkdirAll(filepath.Dir(path), 0o755)
-	b, _ := json.MarshalIndent(results, "", "  ")
-	_ = os.WriteFile(path, b, 0o644)
-	agree, dis := 0, 0
-	for _, r := range results {
-		if r.Mark == "DISAGREE" {
-			dis++
-		} else {
-			agree++
+	var b strings.Builder
+	report.RenderText(&b, m)
+	fmt.Fprintf(&b, "\ncalibrate: interpreters %s; %.0f s wall\n", versions(), r.RunTime.Seconds())
+	type tally struct{ agree, limit, disagree int }
+	per := map[string]*tally{}
+	for _, c := range m {
+		t := per[c.Python]
+		if t == nil {
+			t = &tally{}
+			per[c.Python] = t
+		}
+		switch {
+		case c.Observed == c.Expected:
+			t.agree++
+		case c.Limit != "":
+			t.limit++
+		default:
+			t.disagree++
 		}
 	}
-	fmt.Printf("\ncalibrate: %d real cells, %d agree (with SCENARIOS.md or its corrections), %d disagree; report %s\n", len(results), agree, dis, path)
-	for _, r := range results {
-		fmt.Printf("  %-3s %-9s%-9s py%-7s %-10s real %-12s expected %-12s %-16s %s\n", r.Row, r.Policy, r.Variant, r.Python, r.Profile, r.Real, r.Expected, r.Mark, r.Runs)
+	for _, v := range slices.Sorted(maps.Keys(per)) {
+		t := per[v]
+		fmt.Fprintf(&b, "  python %s: %d real cells, %d agree with the simulated, %d differ under a named limit, %d disagree\n", v, t.agree+t.limit+t.disagree, t.agree, t.limit, t.disagree)
 	}
-}, func() {})
+	fmt.Fprintln(&b, "named limits of the model (calibrate/limits.go):")
+	for _, l := range calibrate.Limits {
+		fmt.Fprintf(&b, "  %s: %s\n", l.ID, l.Reason)
+	}
+	fmt.Fprintln(&b, "rows not reproduced here:")
+	for _, n := range calibrate.NotReproduced {
+		fmt.Fprintf(&b, "  %s: %s\n", n.Rows, n.Why)
+	}
+	if len(repeats) > 0 {
+		slices.SortFunc(repeats, func(a, b repeated) int { return strings.Compare(a.Cell, b.Cell) })
+		agree, runs := 0, 0
+		fmt.Fprintln(&b, "repeats: each real run against the simulated verdict:")
+		for _, rp := range repeats {
+			agree, runs = agree+rp.Agree, runs+rp.N
+			fmt.Fprintf(&b, "  %s: %d/%d agree with the simulated %s (%s)\n", rp.Cell, rp.Agree, rp.N, rp.Sim, rp.Counts)
+		}
+		fmt.Fprintf(&b, "agreement rate: %d/%d real runs (%.1f%%) over %d cells\n", agree, runs, 100*float64(agree)/float64(runs), len(repeats))
+	}
+	if err := report.WriteMatrix(path, m); err != nil {
+		fmt.Fprintf(&b, "calibrate: could not write %s: %v\n", path, err)
+	} else {
+		fmt.Fprintf(&b, "calibrate: matrix with its real column written to %s\n", path)
+	}
+	fmt.Print(b.String())
+	_ = os.WriteFile(strings.TrimSuffix(path, ".json")+".txt", []byte(b.String()), 0o644)
+})
 
-func moduleRoot() string {
-	b, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "."
+func versions() string {
+	var vs []string
+	for _, in := range interps {
+		s := in.Version + " (" + in.Path + ")"
+		if in.Missing != "" {
+			s += " [" + in.Missing + "]"
+		}
+		vs = append(vs, s)
 	}
-	return filepath.Dir(strings.TrimSpace(string(b)))
-}
-
-// repeat is LOGJAM_CALIBRATE_REPEAT (1 when unset): each cell runs that
-// many times; the most frequent verdict is reported with the counts.
-func repeat() int {
-	var n int
-	if _, err := fmt.Sscanf(os.Getenv("LOGJAM_CALIBRATE_REPEAT"), "%d", &n); err != nil || n < 1 {
-		return 1
-	}
-	return n
-}
-
-func scale() float64 {
-	var s float64
-	if _, err := fmt.Sscanf(os.Getenv("LOGJAM_TIMEOUT_SCALE"), "%g", &s); err != nil || s <= 0 {
-		return 1
-	}
-	return s
+	return strings.Join(vs, ", ")
 }

@@ -98,3 +98,12 @@ func describe(path string) (Interpreter, error) {
 	}
 	return in, nil
 }
+
+// Default is python3 on PATH alone (what CI calibrates with).
+func Default() (Interpreter, error) {
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		return Interpreter{}, fmt.Errorf("no python3 on PATH")
+	}
+	return describe(p)
+}

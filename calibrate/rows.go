@@ -3,14 +3,14 @@ package calibrate
 import (
 	"time"
 
-	"logjam/sim/scenario"
+	"logjam/scenario"
 )
 
-// FD2 kinds the parent arranges for a real run.
+// FD2 kinds the parent arranges for a real run (cell.ArrangeFD2's).
 const (
-	FD2File = "file" // a temporary file
-	FD2Pipe = "pipe" // a one-page pipe the parent drains (pipes.Reader)
-	FD2PTY  = "pty"  // a new pty's slave; the parent reads the master
+	FD2File = scenario.FD2File       // a temporary file
+	FD2Pipe = scenario.FD2ParentPipe // a one-page pipe the parent drains
+	FD2PTY  = scenario.FD2PTY        // a new pty's slave; the parent reads the master
 )
 
 // Row is one real reproduction: the scenario's contract (from the
@@ -18,7 +18,7 @@ const (
 // parent arranges the real child.
 type Row struct {
 	ID       string
-	FD2      string
+	FD2      scenario.FD2
 	Stalled  bool          // the parent's reader starts stalled
 	Ignored  bool          // SIGINT ignored at start
 	Deadline time.Duration // before the watchdog's scale
@@ -61,23 +61,14 @@ var Rows = []Row{
 }
 
 // LazyVariants are the torch.cuda._lazy_call variants.
-var LazyVariants = []string{"old", "initfast", "norace", "fixed"}
+var LazyVariants = scenario.LazyVariants
 
-// NotReproduced names the matrix's rows the real column leaves out, and why.
-var NotReproduced = map[string]string{
-	"P4": "macOS only: poll's answer for small pipes is XNU's; this is Linux",
-	"T2": "needs Python 3.13.8 or later (daemon threads hang instead of unwinding); none here",
-	"T3": "needs Python 3.14; none here",
-	"T4": "macOS only",
-	"T5": "needs Python 3.14; none here",
-	"T6": "macOS only",
-}
-
-// Contract is the simulated scenario's contract for the row.
-func (r Row) Contract() (scenario.Contract, error) {
-	p, err := scenario.Lookup(r.ID)
-	if err != nil {
-		return scenario.Contract{}, err
-	}
-	return p.Contract, nil
+// NotReproduced names the matrix's rows the real column leaves out, and
+// why; the report lists them (never a silent skip).
+var NotReproduced = []struct{ Rows, Why string }{
+	{"P4 T4 T6", "macOS only (XNU's poll for small pipes; no forced unwind of daemon threads); this is Linux"},
+	{"T2", "needs Python 3.13.8 or later (daemon threads hang instead of unwinding); the extension plays T1 only"},
+	{"T3 T5", "need Python 3.14"},
+	{"H1 H2 H3 H4 H5 H6 H0", "the watchdog's own cells: nothing of CPython to calibrate"},
+	{"R", "random schedules of the model (RF1-RF4 found by search); their mechanisms are the rows above"},
 }

@@ -283,7 +283,7 @@ def row_I1():
 
 def row_I2():
     install_sigint()
-    ext.watch(ext.tid(), "1 ", "pipe_write", json.dumps({"ev": "mark", "name": "sigint", "resume_ms": 200}))
+    ext.watch(ext.tid(), "1 ", "pipe_write", json.dumps({"ev": "mark", "name": "sigint"}) + "\n" + json.dumps({"ev": "mark", "name": "fd2-pause", "ms": 200}))
     call("execute", ext.execute_logging, "I", 48, 73, -1)
 
 
@@ -524,7 +524,10 @@ def main():
 
 
 def finish():
-    ext.flush_outside()
+    try:
+        ext.flush_outside()
+    except BaseException as e:  # an atexit callback's exception is reported
+        emit("exception", thread=tname(), call="atexit", type=type(e).__name__, text=str(e))
     for _ in range(ext.sigint_arrivals()):
         emit("signal", signal="SIGINT")
     for c in CAPTURES:

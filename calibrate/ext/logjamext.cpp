@@ -195,12 +195,41 @@ std::string note(long n, long b) {
 
 std::atomic<long> g_direct_tid{0};  // the thread in a direct write (GIL kept)
 
+// fd_write_all: logjam's own write(2) loop on fd 2, retrying EINTR and
+// short writes (the stdio lock is held by the caller).
+void fd_write_all(const std::string &b) {
+  size_t off = 0;
+  while (off < b.size()) {
+    ssize_t n = write(2, b.data() + off, b.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += (size_t)n;
+  }
+}
+
 // direct: C stdio, stdio lock held, GIL kept if held, blocks while fd 2 has
-// no room. glibc's fwrite on unbuffered stderr does not retry EINTR.
+// no room. glibc's fwrite on unbuffered stderr does not retry EINTR;
+// logjam's write loop does (sim/policy: fdWrite).
 void direct_write(const std::string &b) {
   g_direct_tid.store(gettid_());
-  fwrite(b.data(), 1, b.size(), stderr);
+  if (g_policy == LOGJAM) {
+    flockfile(stderr);
+    fd_write_all(b);
+    funlockfile(stderr);
+  } else {
+    fwrite(b.data(), 1, b.size(), stderr);
+  }
   g_direct_tid.store(0);
+}
+
+// try_direct: logjam writes a line to fd 2 only if the stdio lock is free.
+bool try_direct(const std::string &b) {
+  if (ftrylockfile(stderr) != 0) return false;
+  g_direct_tid.store(gettid_());
+  fd_write_all(b);
+  g_direct_tid.store(0);
+  funlockfile(stderr);
+  return true;
 }
 
 bool fd2_is_pipe() {
@@ -425,10 +454,11 @@ void sink_emit(char level, int seq, const std::string &b) {
     return;
   }
   if (g_policy == LOGJAM && ts.depth > 0 && ts.stalled) {
-    if (room_check(0)) {
+    if (room_check(0) && ftrylockfile(stderr) == 0) {  // stdio locks are recursive
       direct_all(take(), "room again after a stall");
       ts.direct = true; ts.stalled = false;
       direct_write(b);
+      funlockfile(stderr);
     } else {
       keep(b);
     }
@@ -436,15 +466,18 @@ void sink_emit(char level, int seq, const std::string &b) {
   }
   if (ts.depth == 0) {
     if (g_policy == LOGJAM) {
-      if (room_check(PyGILState_Check() ? 0 : kRoomWaitMs)) direct_write(b);
-      else { g_outside.push_back(b); g_outside_bytes += (long)b.size(); }
+      if (!stderr_replaced() && room_check(PyGILState_Check() ? 0 : kRoomWaitMs) && try_direct(b)) return;
+      g_outside.push_back(b); g_outside_bytes += (long)b.size();
       return;
     }
     direct_write(b);
     return;
   }
   if (ts.direct) {
-    if (room_check(kRoomWaitMs)) { direct_write(b); return; }
+    if (room_check(kRoomWaitMs)) {
+      if (g_policy != LOGJAM) { direct_write(b); return; }
+      if (try_direct(b)) return;
+    }
     ts.direct = false; ts.stalled = true;
     keep(b);
     return;
@@ -452,16 +485,45 @@ void sink_emit(char level, int seq, const std::string &b) {
   keep(b);
 }
 
-void flush_outside() {  // logjam, GIL held
+// write_released: logjam writes kept lines to fd 2 at an outermost exit
+// with the GIL released (a forwarder that needs it can drain fd 2) and the
+// stdio lock held; a Ctrl-C meanwhile stays pending (sim/policy:
+// writeReleased).
+void write_released(const Taken &t, const char *why) {
+  Py_BEGIN_ALLOW_THREADS
+  flockfile(stderr);
+  direct_all(t, why);
+  funlockfile(stderr);
+  Py_END_ALLOW_THREADS
+}
+
+// flush_to: logjam's flush at an outermost exit: to fd 2 (write_released)
+// while sys.stderr is the original, else through it; if that raises, the
+// lines go to fd 2 and false is returned with the exception set, to be
+// re-raised as itself (sim/policy: flushTo).
+bool flush_to(const Taken &t, const char *why) {
+  if (!stderr_replaced()) {
+    emit("flush", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(t.lines.size()) + ",\"to\":\"fd 2 (sys.stderr is the original)\"");
+    write_released(t, why);
+    return true;
+  }
+  if (flush_escaped(t)) return true;
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  write_released(t, why);
+  PyErr_Restore(et, ev, tb);
+  return false;
+}
+
+// flush_outside: the process-wide kept lines (flush_to); false with the
+// exception set if the flush raised. GIL held.
+bool flush_outside() {
   Taken t;
   if (g_lost_n > 0) t.note = note(g_lost_n, g_lost_b);
   t.lines.assign(g_outside.begin(), g_outside.end());
   g_outside.clear(); g_outside_bytes = 0; g_lost_n = g_lost_b = 0;
-  if (t.empty()) return;
-  PyObject *et, *ev, *tb;
-  PyErr_Fetch(&et, &ev, &tb);
-  if (!flush_escaped(t)) { PyErr_Clear(); direct_all(t, "outside: flush raised"); }
-  PyErr_Restore(et, ev, tb);
+  if (t.empty()) return true;
+  return flush_to(t, "next outermost exit");
 }
 
 bool is_ki(PyObject *et) { return et && PyErr_GivenExceptionMatches(et, PyExc_KeyboardInterrupt); }
@@ -472,6 +534,28 @@ struct Exc { PyObject *t = nullptr, *v = nullptr, *tb = nullptr; bool set() cons
 
 Exc fetch() { Exc e; PyErr_Fetch(&e.t, &e.v, &e.tb); return e; }
 void drop(Exc &e) { Py_XDECREF(e.t); Py_XDECREF(e.v); Py_XDECREF(e.tb); e = Exc(); }
+
+// logjam_exit is sim/policy's logjamSink.Exit: the process-wide lines
+// first (not from a daemon thread), then the call's: a daemon writes while
+// fd 2 has room and counts the rest; otherwise flush_to, its exception
+// re-raised as itself.
+Exc logjam_exit() {
+  Exc none, out;
+  if (!ts.daemon && !flush_outside()) out = fetch();
+  Taken t = take();
+  if (t.empty()) return out;
+  auto daemon_direct = [&] {
+    auto left = direct_while_room(t, nullptr);
+    if (left.first > 0) { g_lost_n += left.first; g_lost_b += left.second; }
+  };
+  if (daemon_rule() || (ts.daemon && !stderr_replaced())) { daemon_direct(); return out; }
+  if (ts.daemon) {
+    if (!flush_escaped(t)) { Exc e = fetch(); daemon_direct(); drop(out); return e; }
+    return out;
+  }
+  if (!flush_to(t, "outermost exit")) { drop(out); return fetch(); }
+  return out;
+}
 
 Exc sink_exit() {
   Exc none;
@@ -493,7 +577,7 @@ Exc sink_exit() {
     }
     default: break;
   }
-  if (g_policy == LOGJAM) flush_outside();
+  if (g_policy == LOGJAM) return logjam_exit();
   Taken t = take();
   if (t.empty()) return none;
   if (daemon_rule()) {
@@ -527,16 +611,18 @@ void raise_native(const std::string &type, const std::string &formatted) {
   }
   PyObject *text = nullptr;
   if (g_policy == ADAPTIVE) {
-    PyObject *m = PyUnicode_DecodeUTF8(main.data(), (Py_ssize_t)main.size(), "strict");
-    if (!m) return;  // UnicodeDecodeError
-    if (ts.errs.empty()) text = m;
-    else {
+    // the appended errors escaped, then the whole text decoded strictly (a
+    // main text cut inside a character meets the separator: "invalid
+    // continuation byte"), as sim/policy's adaptive does
+    std::string whole = main;
+    if (!ts.errs.empty()) {
       PyObject *a = PyUnicode_DecodeUTF8(ts.errs.data(), (Py_ssize_t)ts.errs.size(), "backslashreplace");
-      PyObject *nl = PyUnicode_FromString("\n");
-      PyObject *x = PyUnicode_Concat(m, nl);
-      text = PyUnicode_Concat(x, a);
-      Py_DECREF(m); Py_DECREF(a); Py_DECREF(nl); Py_DECREF(x);
+      if (!a) return;
+      const char *u = PyUnicode_AsUTF8(a);
+      whole += "\n" + std::string(u ? u : "");
+      Py_DECREF(a);
     }
+    text = PyUnicode_DecodeUTF8(whole.data(), (Py_ssize_t)whole.size(), "strict");
   } else {
     text = PyUnicode_DecodeUTF8(full.data(), (Py_ssize_t)full.size(), "backslashreplace");
   }
@@ -695,7 +781,7 @@ PyObject *m_tid(PyObject *, PyObject *) { return PyLong_FromLong(gettid_()); }
 PyObject *m_direct_tid(PyObject *, PyObject *) { return PyLong_FromLong(g_direct_tid.load()); }
 
 PyObject *m_flush_outside(PyObject *, PyObject *) {
-  if (g_policy == LOGJAM) flush_outside();
+  if (g_policy == LOGJAM && !flush_outside()) return NULL;
   Py_RETURN_NONE;
 }
 
