@@ -312,12 +312,12 @@ var _ = ginkgo.ReportAfterSuite("calibration report", func(r types.Report) {
 			switch e.Name {
 			case report.EntryName:
 				var c report.Cell
-				if json.Unmarshal([]byte(e.Value.AsJSON), &c) == nil {
+				if entryValue(e.Value, &c) {
 					m = append(m, c)
 				}
 			case repeatsEntry:
 				var rp repeated
-				if json.Unmarshal([]byte(e.Value.AsJSON), &rp) == nil {
+				if entryValue(e.Value, &rp) {
 					repeats = append(repeats, rp)
 				}
 			}
@@ -381,6 +381,16 @@ var _ = ginkgo.ReportAfterSuite("calibration report", func(r types.Report) {
 	fmt.Print(b.String())
 	_ = os.WriteFile(strings.TrimSuffix(path, ".json")+".txt", []byte(b.String()), 0o644)
 })
+
+// entryValue is a report entry's value: the value itself in this process,
+// its JSON when it came from another parallel process.
+func entryValue[T any](v types.ReportEntryValue, into *T) bool {
+	if raw, ok := v.GetRawValue().(T); ok {
+		*into = raw
+		return true
+	}
+	return v.AsJSON != "" && json.Unmarshal([]byte(v.AsJSON), into) == nil
+}
 
 func versions() string {
 	var vs []string
