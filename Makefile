@@ -4,7 +4,7 @@ GINKGO := go tool ginkgo
 FOCUS ?=
 N ?= 20
 
-.PHONY: test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress stress-daemon
+.PHONY: test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress stress-daemon calibrate calibrate-stress
 
 test:            ## every unit test and every suite
 	go test ./...
@@ -46,3 +46,11 @@ stress:          ## every cell N times (default 20) with every core loaded; a ta
 DAEMON_N ?= 200
 stress-daemon:   ## the daemon family with its window widened (a failpoint) DAEMON_N times; a table of every verdict that differed
 	./scripts/stress-daemon.sh $(DAEMON_N)
+
+calibrate:       ## the real column: every row on every CPython found (python3, python3.X, pyenv), both stderr profiles; reports/calibration.{json,txt}
+	$(GINKGO) --label-filter calibrate ./calibrate
+
+PY ?= default
+calibrate-stress: ## each timing-sensitive real cell N times (default 20) on PY (default python3); prints the agreement rate
+	LOGJAM_CALIBRATE_PY=$(PY) LOGJAM_CALIBRATE_REPEAT=$(N) LOGJAM_CALIBRATE_ROWS=D1,D2,P5,I1,I2,I6,F4,T1 LOGJAM_CALIBRATE_REPORT=$(CURDIR)/reports/calibration-stress.json \
+		$(GINKGO) --label-filter calibrate ./calibrate
