@@ -58,7 +58,11 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	if err != nil {
 		return nil, err
 	}
-	args := []string{in.Path, filepath.Join(dir, "run_row.py"), row.ID, policy}
+	sink := policy
+	if sink == "" {
+		sink = "fd2" // lazy init: the sink plays no part
+	}
+	args := []string{in.Path, filepath.Join(dir, "run_row.py"), row.ID, sink}
 	if row.Ignored {
 		// sh's trap "" sets SIG_IGN, which exec keeps: Python then
 		// installs no SIGINT handler.
