@@ -56,14 +56,19 @@ type Evidence struct {
 // a named limit accepts the difference).
 func (c Cell) AsExpected() bool { return c.Observed == c.Expected || c.Limit != "" }
 
-// RealText is the real column: "real 3.12.1 OK[, ...]", with the limit
-// that accepts a difference; "" without real runs.
+// RealText is the real column: "real 3.12.1 OK[, ...]" ("real OK" when
+// the cell's own version is the only one), with the limit that accepts a
+// difference; "" without real runs.
 func (c Cell) RealText() string {
 	if len(c.Real) == 0 {
 		return ""
 	}
 	var parts []string
 	for _, v := range slices.Sorted(maps.Keys(c.Real)) {
+		if len(c.Real) == 1 && v == c.Python {
+			parts = append(parts, string(c.Real[v])) // the row names the version
+			break
+		}
 		parts = append(parts, v+" "+string(c.Real[v]))
 	}
 	s := "real " + strings.Join(parts, ", ")
