@@ -19,5 +19,11 @@ func TestCalibrate(t *testing.T) {
 		fmt.Println(why)
 		t.Skip(why)
 	}
+	var why string
+	interps, why = selectInterps()
+	if why = whyNot(interps, why); why != "" {
+		fmt.Println(why)
+		t.Skip(why)
+	}
 	suitekit.RunSuite(t, family)
 }

@@ -41,8 +41,9 @@ import (
 const family = "calibrate"
 
 var (
-	interps, discoverWhy = selectInterps()
-	skipWhy              = whyNot(interps, discoverWhy)
+	// interps are the interpreters calibrated; TestCalibrate finds them
+	// (only when the real runs are asked for), before the tree is built.
+	interps []calibrate.Interpreter
 
 	buildMu sync.Mutex
 	builds  = map[string]string{}
@@ -171,13 +172,6 @@ func name(row string, col column, prof string, in calibrate.Interpreter) string 
 	}
 	return fmt.Sprintf("%s real [%s stderr=%s py=%s]", row, what, calibrate.ProfileName(prof), in.Version)
 }
-
-var _ = ginkgo.BeforeEach(func() {
-	if skipWhy != "" {
-		fmt.Println(skipWhy)
-		ginkgo.Skip(skipWhy)
-	}
-})
 
 var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 	ginkgo.DescribeTable("real CPython beside the simulated cell",
