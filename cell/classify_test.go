@@ -66,7 +66,7 @@ func TestOnlyTheContractsEndingIsJudged(t *testing.T) {
 		res := c.res
 		res.Events = c.events
 		out := &Outcome{Transcript: telemetry.Decode(c.events)}
-		if got := classify(scenario.Contract{Ends: c.ends}, &res, nil, out); got != c.want {
+		if got := Classify(scenario.Contract{Ends: c.ends}, &res, nil, out); got != c.want {
 			t.Errorf("%s: %s, want %s (%s)", c.name, got, c.want, out.Reason)
 		}
 	}
