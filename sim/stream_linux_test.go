@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"logjam/pipes"
+)
+
+// nopPolicy is a sink that does nothing: these tests write to sys.stderr
+// themselves.
+type nopPolicy struct{}
+
+func (nopPolicy) Name() string                                  { return "nop" }
+func (nopPolicy) Enter(*Thread)                                 {}
+func (nopPolicy) Emit(*Thread, Line)                            {}
+func (nopPolicy) Exit(*Thread) *PyErr                           { return nil }
+func (nopPolicy) ExceptionText([]byte, []byte) (string, *PyErr) { return "", nil }
+
+// fullPipeOnFD2 points this process's fd 2 at a one-page pipe nobody reads,
+// filled, and returns its read end; fd 2 is put back after the test.
+func fullPipeOnFD2(t *testing.T) *os.File {
+	t.Helper()
+	p, err := pipes.New(4096)
+	if err != nil {
+		t.Skip("no pipes here:", err)
+	}
+	saved, err := unix.Dup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Dup2(int(p.W.Fd()), 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved); p.Close() })
+	if err := unix.SetNonblock(int(p.W.Fd()), true); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := unix.Write(int(p.W.Fd()), bytes.Repeat([]byte{'.'}, 128)); err != nil {
+			break // EAGAIN: full
+		}
+	}
+	return p.R
+}
+
+// interruptedWrite writes line to sys.stderr on the main thread while fd 2
+// is full; a real SIGINT arrives once the write waits for room. It returns
+// what the write raised.
+func interruptedWrite(t *testing.T, b Buffering, line []byte) (*Runtime, *PyErr) {
+	t.Helper()
+	rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Stderr: b, NoTelemetry: true,
+		Policy: func(*Runtime) (Policy, error) { return nopPolicy{}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		rt.G.WaitUntilWaiting(rt.Main, rt.FD2.Room())
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	return rt, rt.In.Original().Write(rt.Main, string(line))
+}
+
+// drain reads what the pipe holds.
+func drain(t *testing.T, r *os.File) []byte {
+	t.Helper()
+	_ = unix.SetNonblock(int(r.Fd()), true)
+	var out []byte
+	buf := make([]byte, 65536)
+	for {
+		n, err := unix.Read(int(r.Fd()), buf)
+		if n <= 0 || err != nil {
+			return out
+		}
+		out = append(out, buf[:n]...)
+	}
+}
+
+// BufferedWriter retention: the SIGINT ends the blocked write(2) with
+// nothing written, the handler raises KeyboardInterrupt out of
+// sys.stderr.write, and the line stays in the buffer: the next flush writes
+// it. Unbuffered (python -u), the raw FileIO keeps nothing: the line is gone.
+func TestAnInterruptedWriteKeepsItsLineOnlyWhenBuffered(t *testing.T) {
+	line := []byte("I 00:00:00.000001 executorch:xnnpack_backend.cpp:211] a line the SIGINT interrupts\n")
+	for _, tc := range []struct {
+		b    Buffering
+		kept bool
+	}{{Buffered, true}, {Unbuffered, false}} {
+		t.Run(string(tc.b), func(t *testing.T) {
+			r := fullPipeOnFD2(t)
+			rt, err := interruptedWrite(t, tc.b, line)
+			if !err.IsKeyboardInterrupt() {
+				t.Fatalf("the interrupted write raised %v, want KeyboardInterrupt", err)
+			}
+			if got := drain(t, r); bytes.Contains(got, line) {
+				t.Fatalf("the line reached fd 2 before any room: %q", got)
+			}
+			if err := rt.In.Original().(*OriginalStream).Flush(rt.Main); err != nil {
+				t.Fatalf("flush: %v", err)
+			}
+			if got := bytes.Contains(drain(t, r), line); got != tc.kept {
+				t.Fatalf("after the flush, line on fd 2 = %v, want %v", got, tc.kept)
+			}
+		})
+	}
+}
+
+// fwrite does not retry EINTR: a direct write that a SIGINT interrupts
+// while it waits for room loses its line; WriteAll retries and loses nothing.
+func TestADirectWriteLosesItsLineOnEINTRUnlessItRetries(t *testing.T) {
+	line := []byte("E 00:00:00.000002 executorch:xnnpack_backend.cpp:97] compileModel failed: 0x12\n")
+	for _, retry := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fwrite", true: "retrying"}[retry], func(t *testing.T) {
+			r := fullPipeOnFD2(t)
+			rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, NoTelemetry: true,
+				Policy: func(*Runtime) (Policy, error) { return nopPolicy{}, nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan int)
+			go func() {
+				if retry {
+					rt.FD2.WriteAll(rt.Main, line)
+					done <- len(line)
+					return
+				}
+				done <- rt.FD2.WriteDirect(rt.Main, line)
+			}()
+			rt.G.WaitUntilWaiting(rt.Main, rt.FD2.Room())
+			seen := rt.In.Signals.Trips()
+			_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+			rt.In.Signals.AwaitTrips(seen + 1)
+			if retry {
+				// The retry waits again; the reader makes room (the filler
+				// only: the line may follow at once).
+				rt.G.WaitUntil(func() bool { return rt.Main.WaitStateLocked().Seq >= 2 })
+				filler := make([]byte, 4096)
+				if _, err := io.ReadFull(r, filler); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n := <-done
+			got := bytes.Contains(drain(t, r), line)
+			if retry && (!got || n != len(line)) {
+				t.Fatalf("retrying: line on fd 2 = %v, want it there", got)
+			}
+			if !retry && (got || n != 0) {
+				t.Fatalf("fwrite: %d bytes written, line on fd 2 = %v; want the line lost", n, got)
+			}
+		})
+	}
+}
