@@ -35,6 +35,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <thread>
 #include <time.h>
 #include <unistd.h>
@@ -222,13 +223,66 @@ void direct_write(const std::string &b) {
   g_direct_tid.store(0);
 }
 
-// try_direct: logjam writes a line to fd 2 only if the stdio lock is free.
-bool try_direct(const std::string &b) {
+// nowait_write: a write to fd 2 that never blocks: pwritev2(RWF_NOWAIT)
+// (Linux: a pipe takes what fits now, without O_NONBLOCK on the shared
+// file description); where that is refused, a plain write. Returns the
+// bytes taken (0 when fd 2 has no room), the whole length on an error (the
+// line is given up, as fwrite would).
+size_t nowait_write(const char *p, size_t len) {
+  static std::atomic<bool> plain{false};
+  for (;;) {
+    struct iovec v = {(void *)p, len};
+    ssize_t n = plain.load() ? write(2, p, len) : pwritev2(2, &v, 1, -1, RWF_NOWAIT);
+    if (n >= 0) return (size_t)n;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) return 0;
+    if (!plain.load() && (errno == EOPNOTSUPP || errno == EINVAL || errno == ESPIPE)) { plain.store(true); continue; }
+    return len;
+  }
+}
+
+bool room_check(int wait_ms);
+
+// write_bounded is logjam's room check that does not serialise writer and
+// reader (sim/policy: writeBounded): a non-blocking write first; only when
+// fd 2 took nothing (or not all) a wait for room bounded by wait_ms, then a
+// write again. Returns the bytes that went out. Stdio lock held.
+size_t write_bounded(const std::string &b, int wait_ms) {
+  size_t n = nowait_write(b.data(), b.size());
+  if (n == b.size()) return n;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (n < b.size()) {
+    int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (!room_check(left < 0 ? 0 : left)) return n;
+    size_t m = nowait_write(b.data() + n, b.size() - n);
+    if (m == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) return n;
+      struct timespec t = {0, 1000000};  // room reported that the write did not find: look again shortly
+      nanosleep(&t, nullptr);
+    }
+    n += m;
+  }
+  return n;
+}
+
+void keep(const std::string &b);
+extern std::deque<std::string> g_outside;
+extern long g_outside_bytes;
+
+// try_direct: logjam writes a line to fd 2 only if the stdio lock is free
+// and fd 2 takes it within wait_ms; a line fd 2 took only part of has its
+// rest kept and the call stalled (sim/policy: tryDirect).
+bool try_direct(const std::string &b, int wait_ms) {
   if (ftrylockfile(stderr) != 0) return false;
   g_direct_tid.store(gettid_());
-  fd_write_all(b);
+  size_t n = write_bounded(b, wait_ms);
   g_direct_tid.store(0);
   funlockfile(stderr);
+  if (n == b.size()) return true;
+  if (n == 0) return false;
+  std::string rest = b.substr(n);
+  if (ts.depth > 0) { keep(rest); ts.direct = false; ts.stalled = true; }
+  else { g_outside.push_back(rest); g_outside_bytes += (long)rest.size(); }
   return true;
 }
 
@@ -466,7 +520,7 @@ void sink_emit(char level, int seq, const std::string &b) {
   }
   if (ts.depth == 0) {
     if (g_policy == LOGJAM) {
-      if (!stderr_replaced() && room_check(PyGILState_Check() ? 0 : kRoomWaitMs) && try_direct(b)) return;
+      if (!stderr_replaced() && try_direct(b, PyGILState_Check() ? 0 : kRoomWaitMs)) return;
       g_outside.push_back(b); g_outside_bytes += (long)b.size();
       return;
     }
@@ -474,9 +528,11 @@ void sink_emit(char level, int seq, const std::string &b) {
     return;
   }
   if (ts.direct) {
-    if (room_check(kRoomWaitMs)) {
-      if (g_policy != LOGJAM) { direct_write(b); return; }
-      if (try_direct(b)) return;
+    if (g_policy == LOGJAM) {
+      if (try_direct(b, kRoomWaitMs)) return;
+    } else if (room_check(kRoomWaitMs)) {
+      direct_write(b);
+      return;
     }
     ts.direct = false; ts.stalled = true;
     keep(b);
