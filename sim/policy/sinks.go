@@ -244,12 +244,22 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		p.keep(t, l, "no room on fd 2 (or another writer) for 100 ms")
 	case t.InCall() && c.stalled: // re-check with no wait; on room, catch up and go direct
 		if p.roomCheck(0, true) && p.rt.Stdio.TryAcquire(t) {
-			p.directAllLocked(t, p.take(t), "room again after a stall")
-			c.direct, c.stalled = true, false
-			p.rt.Route(t, l, "fd2", "direct again after a stall")
-			p.fdWrite(t, l.Bytes)
+			if p.catchUpLocked(t, c) {
+				n := p.writeBounded(t, l.Bytes, RoomWait)
+				p.rt.Stdio.Release(t)
+				switch {
+				case n == len(l.Bytes):
+					c.direct, c.stalled = true, false
+					p.rt.Route(t, l, "fd2", "direct again after a stall")
+				case n > 0:
+					c.kept.Add(l.Bytes[n:])
+					p.rt.Route(t, l, "fd2", fmt.Sprintf("fd 2 took %d of %d bytes within the bound; the rest is kept", n, len(l.Bytes)))
+				default:
+					p.keep(t, l, "fd 2 still stalled")
+				}
+				return
+			}
 			p.rt.Stdio.Release(t)
-			return
 		}
 		p.keep(t, l, "fd 2 still stalled")
 	case t.InCall():
@@ -297,6 +307,31 @@ func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, wait time.Duration, wh
 		p.mu.Lock()
 		p.outside.Add(rest)
 		p.mu.Unlock()
+	}
+	return true
+}
+
+// catchUpLocked writes the call's kept lines (the note first) as fd 2
+// takes them within the room check's bound (writeBounded): holding the
+// GIL, it never blocks on fd 2 (a forwarder may have read one chunk of its
+// pipe without the GIL, and cannot read another). What does not go out,
+// the rest of a line included, is kept again, in order; it reports
+// whether everything was written. The stdio lock is held.
+func (p *logjamSink) catchUpLocked(t *sim.Thread, c *callState) bool {
+	tk := p.take(t)
+	all := tk.lines
+	if tk.note != nil {
+		all = append([][]byte{tk.note}, all...)
+	}
+	p.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: "room again after a stall"})
+	for i, b := range all {
+		if n := p.writeBounded(t, b, RoomWait); n < len(b) {
+			c.kept.Add(b[n:])
+			for _, rest := range all[i+1:] {
+				c.kept.Add(rest)
+			}
+			return false
+		}
 	}
 	return true
 }
