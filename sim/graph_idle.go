@@ -31,17 +31,25 @@ func (g *Graph) WaitUntilAnyWaits(r Resource) *Thread {
 	return found
 }
 
-// WaitDrained is native work that goes on until everything written to
-// fd 2 has been read (a pipe's FIONREAD, a terminal's TIOCOUTQ at 0): the
-// delegate keeps the GIL, as the bindings do, and the wait-for graph shows
-// it waiting for whoever drains fd 2. A file is always drained.
+// WaitDrained is native work that goes on until fd 2 has been drained: a
+// pipe until everything written to it was read (FIONREAD at 0), a terminal
+// until it takes output again (POLLOUT: its slave's TIOCOUTQ says nothing
+// of what the master has not read). The delegate keeps the GIL, as the
+// bindings do, and the wait-for graph shows it waiting for whoever drains
+// fd 2. A file is always drained.
 func (rt *Runtime) WaitDrained(t *Thread) {
 	var queued func() (int, error)
 	switch rt.FD2.Kind {
 	case FDPipe:
 		queued = func() (int, error) { return pipes.Queued(2) }
 	case FDTTY:
-		queued = func() (int, error) { return unix.IoctlGetInt(2, unix.TIOCOUTQ) }
+		queued = func() (int, error) {
+			fds := []unix.PollFd{{Fd: 2, Events: unix.POLLOUT}}
+			if _, err := unix.Poll(fds, 0); err != nil || fds[0].Revents&unix.POLLOUT != 0 {
+				return 0, err
+			}
+			return 1, nil
+		}
 	default:
 		return
 	}

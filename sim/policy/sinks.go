@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"logjam/daemon"
+	"logjam/pipes"
 	"logjam/pytext"
 	"logjam/sim"
 	"logjam/sim/keep"
@@ -243,20 +244,20 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		c.direct, c.stalled = false, true
 		p.keep(t, l, "no room on fd 2 (or another writer) for 100 ms")
 	case t.InCall() && c.stalled: // re-check with no wait; on room, catch up and go direct
-		if p.roomCheck(0, true) && p.rt.Stdio.TryAcquire(t) {
+		if p.roomNow() && p.rt.Stdio.TryAcquire(t) {
 			if p.catchUpLocked(t, c) {
 				n := p.writeBounded(t, l.Bytes, RoomWait)
-				p.rt.Stdio.Release(t)
-				switch {
-				case n == len(l.Bytes):
-					c.direct, c.stalled = true, false
-					p.rt.Route(t, l, "fd2", "direct again after a stall")
-				case n > 0:
-					c.kept.Add(l.Bytes[n:])
-					p.rt.Route(t, l, "fd2", fmt.Sprintf("fd 2 took %d of %d bytes within the bound; the rest is kept", n, len(l.Bytes)))
-				default:
-					p.keep(t, l, "fd 2 still stalled")
+				if 0 < n && n < len(l.Bytes) {
+					p.rt.FD2.WriteAll(t, l.Bytes[n:]) // never half a line (tryDirect)
+					n = len(l.Bytes)
 				}
+				p.rt.Stdio.Release(t)
+				if n == 0 {
+					p.keep(t, l, "fd 2 still stalled")
+					return
+				}
+				c.direct, c.stalled = true, false
+				p.rt.Route(t, l, "fd2", "direct again after a stall")
 				return
 			}
 			p.rt.Stdio.Release(t)
@@ -281,32 +282,38 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 
 // tryDirect writes the line to fd 2 if the stdio lock is free and fd 2
 // takes it within wait (writeBounded). A line fd 2 took only part of within
-// the bound has its rest kept, and the call is stalled: the rest goes out
-// first at the next catch-up or flush (a tty's short write; a pipe takes a
-// line of at most PIPE_BUF whole or not at all).
+// the bound (a tty's short write; a pipe takes a line of at most PIPE_BUF
+// whole or not at all) is finished before the stdio lock is let go: a rest
+// kept for later let other threads' lines land inside it (random search).
+// A terminal is drained from outside the process, never by a GIL waiter.
 func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, wait time.Duration, why string) bool {
 	if !p.rt.Stdio.TryAcquire(t) {
 		return false
 	}
 	n := p.writeBounded(t, l.Bytes, wait)
+	if 0 < n && n < len(l.Bytes) {
+		p.rt.FD2.WriteAll(t, l.Bytes[n:])
+		why = fmt.Sprintf("fd 2 took %d of %d bytes within the bound; the rest written before any other line", n, len(l.Bytes))
+		n = len(l.Bytes)
+	}
 	p.rt.Stdio.Release(t)
-	switch {
-	case n == len(l.Bytes):
-		p.rt.Route(t, l, "fd2", why)
-		return true
-	case n == 0:
+	if n == 0 {
 		return false
 	}
-	p.rt.Route(t, l, "fd2", fmt.Sprintf("fd 2 took %d of %d bytes within the bound; the rest is kept", n, len(l.Bytes)))
-	rest := l.Bytes[n:]
-	if t.InCall() {
-		c := p.call(t)
-		c.kept.Add(rest)
-		c.direct, c.stalled = false, true // later lines after the rest
-	} else {
-		p.mu.Lock()
-		p.outside.Add(rest)
-		p.mu.Unlock()
+	p.rt.Route(t, l, "fd2", why)
+	return true
+}
+
+// roomNow is the stalled call's re-check, with no wait: a pipe's room
+// check, a terminal's POLLOUT (a stalled terminal takes nothing), a file
+// always.
+func (p *logjamSink) roomNow() bool {
+	switch p.rt.FD2.Kind {
+	case sim.FDPipe:
+		return p.roomCheck(0, true)
+	case sim.FDTTY:
+		room, _ := pipes.PollWritable(2, 0)
+		return room
 	}
 	return true
 }
@@ -325,9 +332,13 @@ func (p *logjamSink) catchUpLocked(t *sim.Thread, c *callState) bool {
 	}
 	p.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: "room again after a stall"})
 	for i, b := range all {
-		if n := p.writeBounded(t, b, RoomWait); n < len(b) {
-			c.kept.Add(b[n:])
-			for _, rest := range all[i+1:] {
+		n := p.writeBounded(t, b, RoomWait)
+		if 0 < n && n < len(b) {
+			p.rt.FD2.WriteAll(t, b[n:]) // never half a line (tryDirect)
+			n = len(b)
+		}
+		if n == 0 {
+			for _, rest := range all[i:] {
 				c.kept.Add(rest)
 			}
 			return false
