@@ -28,10 +28,6 @@ var Limits = []Limit{
 		Reason: "the model's buffered sink runs under pybind11's dispatcher, whose catch (...) frame turns the forced unwind of a daemon thread at exit into std::terminate (CRASH); the calibration extension has no such frame, so the unwind passes through and the kept lines are LOST, and CPython itself sometimes aborts in _enter_buffered_busy (CRASH) or the thread gets its lines out first (OK): timing against finalization",
 		Rows:   []string{"T1"}, Policies: []string{"buffered"}, Profile: Buffered,
 		Real: []verdict.Verdict{verdict.Lost, verdict.Crash, verdict.OK}},
-	{ID: "T1-exit-race",
-		Reason: "daemon threads racing interpreter finalization: whether a thread is inside a call when it is unwound, or CPython aborts in _enter_buffered_busy holding sys.stderr's lock, is timing the model does not claim",
-		Rows:   []string{"T1"}, Profile: Buffered,
-		Real: []verdict.Verdict{verdict.Lost, verdict.Crash, verdict.OK}},
 }
 
 // LimitFor is the limit that accepts real differing from the simulated

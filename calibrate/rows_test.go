@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"logjam/scenario"
+	"logjam/verdict"
 )
 
 // Every scenario is calibrated or named as not reproduced, with why: never
@@ -45,6 +46,18 @@ func TestLimitsAreWellFormed(t *testing.T) {
 			if !slices.ContainsFunc(Rows, func(x Row) bool { return x.ID == r }) {
 				t.Errorf("limit %s: row %s is not calibrated", l.ID, r)
 			}
+		}
+	}
+}
+
+// A limit accepts only the cells and real verdicts it names.
+func TestLimitForMatchesOnlyWhatItNames(t *testing.T) {
+	if l := LimitFor("T1", "buffered", Buffered, "3.12.1", "LOST"); l == nil || l.ID != "T1-no-catch-all" {
+		t.Errorf("T1 buffered LOST: limit %v, want T1-no-catch-all", l)
+	}
+	for _, c := range [][4]string{{"T1", "fd2", Buffered, "LOST"}, {"T1", "buffered", Unbuffered, "LOST"}, {"T1", "buffered", Buffered, "HANG"}, {"I2", "buffered", Buffered, "LOST"}} {
+		if l := LimitFor(c[0], c[1], c[2], "3.12.1", verdict.Verdict(c[3])); l != nil {
+			t.Errorf("%v: limit %s accepts it", c, l.ID)
 		}
 	}
 }
