@@ -265,25 +265,24 @@ size_t write_bounded(const std::string &b, int wait_ms) {
   return n;
 }
 
-void keep(const std::string &b);
-extern std::deque<std::string> g_outside;
-extern long g_outside_bytes;
-
-// try_direct: logjam writes a line to fd 2 only if the stdio lock is free
-// and fd 2 takes it within wait_ms; a line fd 2 took only part of has its
-// rest kept and the call stalled (sim/policy: tryDirect).
-bool try_direct(const std::string &b, int wait_ms) {
-  if (ftrylockfile(stderr) != 0) return false;
+// write_line_bounded: write_bounded, and a line fd 2 took only part of is
+// finished before the stdio lock is let go (never half a line on fd 2).
+// Returns false when fd 2 took nothing. Stdio lock held.
+bool write_line_bounded(const std::string &b, int wait_ms) {
   g_direct_tid.store(gettid_());
   size_t n = write_bounded(b, wait_ms);
+  if (0 < n && n < b.size()) fd_write_all(b.substr(n));
   g_direct_tid.store(0);
+  return n > 0;
+}
+
+// try_direct: logjam writes a line to fd 2 only if the stdio lock is free
+// and fd 2 takes it within wait_ms (sim/policy: tryDirect).
+bool try_direct(const std::string &b, int wait_ms) {
+  if (ftrylockfile(stderr) != 0) return false;
+  bool ok = write_line_bounded(b, wait_ms);
   funlockfile(stderr);
-  if (n == b.size()) return true;
-  if (n == 0) return false;
-  std::string rest = b.substr(n);
-  if (ts.depth > 0) { keep(rest); ts.direct = false; ts.stalled = true; }
-  else { g_outside.push_back(rest); g_outside_bytes += (long)rest.size(); }
-  return true;
+  return ok;
 }
 
 bool fd2_is_pipe() {
@@ -473,6 +472,33 @@ bool daemon_rule() {
 
 // ---------------------------------------------------------------- the sinks
 
+// room_now: a stalled call's re-check with no wait: a pipe's room check, a
+// terminal's POLLOUT, a file always (sim/policy: roomNow).
+bool room_now() {
+  if (isatty(2)) {
+    struct pollfd p = {2, POLLOUT, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & POLLOUT);
+  }
+  return room_check(0);
+}
+
+// catch_up_locked writes the call's kept lines (the note first) as fd 2
+// takes them within the bound, each line whole; what does not go out is
+// kept again, in order. Returns whether everything was written (sim/policy:
+// catchUpLocked). Stdio lock held.
+bool catch_up_locked() {
+  Taken t = take();
+  auto all = t.all();
+  emit("fallback", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(t.lines.size()) + ",\"why\":\"room again after a stall\"");
+  for (size_t i = 0; i < all.size(); i++) {
+    if (!write_line_bounded(all[i], kRoomWaitMs)) {
+      for (size_t j = i; j < all.size(); j++) keep(all[j]);
+      return false;
+    }
+  }
+  return true;
+}
+
 void sink_enter() {
   ts.kept.clear(); ts.kept_bytes = 0; ts.dropped_n = ts.dropped_b = 0;
   ts.stalled = false;
@@ -508,14 +534,17 @@ void sink_emit(char level, int seq, const std::string &b) {
     return;
   }
   if (g_policy == LOGJAM && ts.depth > 0 && ts.stalled) {
-    if (room_check(0) && ftrylockfile(stderr) == 0) {  // stdio locks are recursive
-      direct_all(take(), "room again after a stall");
-      ts.direct = true; ts.stalled = false;
-      direct_write(b);
+    if (room_now() && ftrylockfile(stderr) == 0) {
+      if (catch_up_locked()) {
+        bool ok = write_line_bounded(b, kRoomWaitMs);
+        funlockfile(stderr);
+        if (ok) { ts.direct = true; ts.stalled = false; }
+        else keep(b);
+        return;
+      }
       funlockfile(stderr);
-    } else {
-      keep(b);
     }
+    keep(b);
     return;
   }
   if (ts.depth == 0) {
