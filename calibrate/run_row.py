@@ -511,6 +511,7 @@ def main():
         sig = "ignored"
     emit("start", pid=os.getpid(), policy=POLICY, platform="linux", python=PY, fd2=fd2_kind(),
          sigint=sig, real=True, unbuffered=bool(os.environ.get("PYTHONUNBUFFERED")),
+         stderr="unbuffered" if os.environ.get("PYTHONUNBUFFERED") else "buffered",
          stderr_buffer=type(sys.stderr.buffer).__name__ if hasattr(sys.stderr, "buffer") else "")
     fn = globals().get("row_" + ROW)
     if fn is None:
