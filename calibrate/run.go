@@ -98,18 +98,8 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 		return nil, err
 	}
 	b, ferr := fd2.Collect()
-	out := &cell.Outcome{
-		Scenario: row.ID, Policy: policy, Platform: "linux", Python: in.Version, Stderr: profile, Variant: variant,
-		Ms: res.Duration.Milliseconds(), Reason: res.Reason, Command: res.Command,
-		Result: res, Transcript: telemetry.Decode(res.Events), FD2: b,
-	}
-	if ferr != nil {
-		out.Reason += "; " + ferr.Error()
-	}
-	if res.Cycle != nil {
-		out.Cycle = res.Cycle.Text()
-	}
-	out.Observed = cell.Classify(info.Contract, res, b, out)
+	spec := cell.Spec{Scenario: row.ID, Policy: policy, Platform: "linux", Python: in.Version, Stderr: profile, Variant: variant}
+	out := cell.Observe(spec, info.Contract, res, b, ferr)
 	if out.Observed == verdict.Crash && res.Signal == "SIGABRT" && threw(res.Events) {
 		out.Reason += "; pythonbuf threw out of the noexcept ostream::sentry destructor (std::terminate)"
 	}

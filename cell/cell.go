@@ -142,11 +142,18 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		return nil, err
 	}
 	fd2Bytes, fd2Err := fd2.Collect()
+	return Observe(spec, contract, res, fd2Bytes, fd2Err), nil
+}
+
+// Observe turns what a run did (the watchdog's result and fd 2's bytes) into
+// the cell's outcome and verdict; a simulated cell and a real-CPython run
+// (calibrate) are judged alike here.
+func Observe(spec Spec, contract scenario.Contract, res *watchdog.Result, fd2 []byte, fd2Err error) *Outcome {
 	out := &Outcome{
 		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
 		Stderr: spec.Stderr, Variant: spec.Variant, Backend: spec.Backend,
 		Ms: res.Duration.Milliseconds(), Reason: res.Reason, Command: res.Command,
-		Result: res, Transcript: telemetry.Decode(res.Events), FD2: fd2Bytes,
+		Result: res, Transcript: telemetry.Decode(res.Events), FD2: fd2,
 	}
 	if fd2Err != nil {
 		out.Reason += "; " + fd2Err.Error()
@@ -154,8 +161,8 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if res.Cycle != nil {
 		out.Cycle = res.Cycle.Text()
 	}
-	out.Observed = Classify(contract, res, fd2Bytes, out)
-	return out, nil
+	out.Observed = Classify(contract, res, fd2, out)
+	return out
 }
 
 // Errored is the outcome of a cell whose run could not start (a bad spec,

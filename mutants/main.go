@@ -13,7 +13,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +25,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"logjam/config"
 )
 
 // Mutant is one entry of mutants.yml.
@@ -291,16 +292,17 @@ func goCmd(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	}
 }
 
+// moduleRoot is the folder of ginkgo.yml above the working directory.
 func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	mod := strings.TrimSpace(string(out))
-	if mod == "" || mod == os.DevNull {
-		return "", errors.New("not inside the logjam module")
+	path, err := config.Find(wd)
+	if err != nil {
+		return "", err
 	}
-	return filepath.Dir(mod), nil
+	return filepath.Dir(path), nil
 }
 
 // copyModule copies the files git knows of (tracked, or untracked and not

@@ -27,6 +27,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"logjam/config"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout)) }
@@ -253,14 +255,15 @@ func printTable(w io.Writer, rows []row, repeats, cells, load int, took time.Dur
 	}
 }
 
+// moduleRoot is the folder of ginkgo.yml above the working directory.
 func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	mod := strings.TrimSpace(string(out))
-	if mod == "" || mod == os.DevNull {
-		return "", fmt.Errorf("not inside the logjam module")
+	path, err := config.Find(wd)
+	if err != nil {
+		return "", err
 	}
-	return filepath.Dir(mod), nil
+	return filepath.Dir(path), nil
 }
