@@ -277,7 +277,7 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *sto
 		}
 		cmd := exec.Command(ginkgoBin, append(args, bin)...)
 		cmd.Dir = o.root
-		cmd.Env = append(env, fmt.Sprintf("LOGJAM_REPEAT=%d", r))
+		cmd.Env = append(slices.Clip(env), fmt.Sprintf("LOGJAM_REPEAT=%d", r)) // families share env: never write into its array
 		cmd.Stdout = logf
 		cmd.Stderr = cmd.Stdout
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
