@@ -367,7 +367,9 @@ var _ = ginkgo.ReportAfterSuite("calibration report", func(r types.Report) {
 		}
 		fmt.Fprintf(&b, "agreement rate: %d/%d real runs (%.1f%%) over %d cells\n", agree, runs, 100*float64(agree)/float64(runs), len(repeats))
 	}
-	if err := report.WriteMatrix(path, m); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		fmt.Fprintf(&b, "calibrate: could not make %s: %v\n", filepath.Dir(path), err)
+	} else if err := report.WriteMatrix(path, m); err != nil {
 		fmt.Fprintf(&b, "calibrate: could not write %s: %v\n", path, err)
 	} else {
 		fmt.Fprintf(&b, "calibrate: matrix with its real column written to %s\n", path)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,11 +75,50 @@ func TestRerunRunsFromASubfolder(t *testing.T) {
 	}
 	line := report.Rerun("harness", "H2 calls an exit 0 without done NOMARKER", "local", 7, "")
 	cmd := exec.Command("sh", "-c", line)
-	cmd.Dir = filepath.Join("..", "..", "sim")
+	// In a copy of the module: Ginkgo compiles the suite into its folder and
+	// removes it after, which would pull the binary from under a `ginkgo -r`
+	// running this test in the real tree.
+	cmd.Dir = filepath.Join(copyModule(t), "sim")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Ran 1 of") {
 		t.Fatalf("the rerun line failed from sim/: %v\n%s", err, out)
 	}
+}
+
+// copyModule copies the module's sources (no dot folders, reports or
+// compiled tests) into a temporary folder and returns it.
+func copyModule(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		name := d.Name()
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(name, ".") || rel == "reports") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() || strings.HasSuffix(name, ".test") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copying the module: %v", err)
+	}
+	return dst
 }
 
 // A family's progress line has colour on a terminal only.
