@@ -147,6 +147,20 @@ func Find(dir string) (string, error) {
 	}
 }
 
+// Root is the module root: the folder of the ginkgo.yml found from the
+// working directory up.
+func Root() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	path, err := Find(wd)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(path), nil
+}
+
 // FromEnv finds ginkgo.yml from the working directory and loads the profile
 // LOGJAM_PROFILE names (local by default).
 func FromEnv() (Profile, error) {

@@ -79,7 +79,7 @@ func run(args []string, w io.Writer) int {
 	if err != nil {
 		return fail("-only %q is not a regular expression: %v", *only, err)
 	}
-	root, err := moduleRoot()
+	root, err := config.Root()
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -290,19 +290,6 @@ func goCmd(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		<-done
 		return out.Bytes(), ctx.Err()
 	}
-}
-
-// moduleRoot is the folder of ginkgo.yml above the working directory.
-func moduleRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	path, err := config.Find(wd)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Dir(path), nil
 }
 
 // copyModule copies the files git knows of (tracked, or untracked and not

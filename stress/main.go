@@ -71,7 +71,7 @@ func run(args []string, w io.Writer) int {
 	if _, err := regexp.Compile(*focus); err != nil {
 		return fail("-focus %q is not a regular expression: %v", *focus, err)
 	}
-	root, err := moduleRoot()
+	root, err := config.Root()
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -253,17 +253,4 @@ func printTable(w io.Writer, rows []row, repeats, cells, load int, took time.Dur
 		}
 		fmt.Fprintf(w, "%-9s %-12s %-72s %s\n", r.family, r.expected, r.name, strings.Join(obs, ", "))
 	}
-}
-
-// moduleRoot is the folder of ginkgo.yml above the working directory.
-func moduleRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	path, err := config.Find(wd)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Dir(path), nil
 }
