@@ -101,7 +101,9 @@ func (c Cell) Row() string {
 		c.Stderr = ""
 		return c.Row() + " " + s
 	}
-	if len(c.Real) > 0 && c.Python != "" {
+	// A real column, or a version other than the matrix's default 3.12
+	// (3.10's U rows, the daemon rows), names its Python: rows never share a line.
+	if c.Python != "" && (len(c.Real) > 0 || c.Python != "3.12") {
 		p := c.Python
 		c.Python = ""
 		return c.Row() + " py" + p

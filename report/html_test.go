@@ -166,7 +166,10 @@ func fullSize() []Cell {
 			}
 		default:
 			for _, p := range scenario.Policies {
-				add(info, "policy="+p+" platform=linux py=3.12", Cell{Policy: p, Platform: "linux"})
+				add(info, "policy="+p+" platform=linux py=3.12", Cell{Policy: p, Platform: "linux", Python: "3.12"})
+				if info.Family == "utf8" { // a second interpreter of the same row must get a line of its own
+					add(info, "policy="+p+" platform=linux py=3.10", Cell{Policy: p, Platform: "linux", Python: "3.10"})
+				}
 			}
 		}
 	}
