@@ -82,22 +82,7 @@ func TestHTMLLoadsInHeadlessChromiumAndShowsEveryCell(t *testing.T) {
 	dir := t.TempDir()
 	run, cells := nightlySample(dir)
 	fams := Group(cells)
-	b, err := HTML(run, fams, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := filepath.Join(dir, HTMLFile)
-	if err := os.WriteFile(page, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom, console := loadInBrowser(t, page)
-	if p := pageProblems(dom, console); p != "" {
-		t.Fatalf("matrix.html did not load cleanly: %s", p)
-	}
-	shown := map[string]bool{}
-	for _, m := range cellAttr.FindAllStringSubmatch(dom, -1) {
-		shown[html.UnescapeString(m[1])] = true
-	}
+	dom, shown := renderInBrowser(t, run, fams, dir)
 	for _, f := range fams {
 		for _, r := range f.Rows {
 			if !shown[r.Name] {
@@ -181,22 +166,7 @@ func TestAFullSizeMatrixShowsEveryCellInChromium(t *testing.T) {
 	run, _ := nightlySample(dir)
 	cells := fullSize()
 	fams := Group(cells)
-	b, err := HTML(run, fams, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := filepath.Join(dir, HTMLFile)
-	if err := os.WriteFile(page, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom, console := loadInBrowser(t, page)
-	if p := pageProblems(dom, console); p != "" {
-		t.Fatalf("a full-size matrix.html did not load cleanly: %s", p)
-	}
-	shown := map[string]bool{}
-	for _, m := range cellAttr.FindAllStringSubmatch(dom, -1) {
-		shown[html.UnescapeString(m[1])] = true
-	}
+	dom, shown := renderInBrowser(t, run, fams, dir)
 	n := Count(fams).Cells
 	for _, f := range fams {
 		for _, r := range f.Rows {
@@ -208,4 +178,28 @@ func TestAFullSizeMatrixShowsEveryCellInChromium(t *testing.T) {
 	if m := shownAttr.FindStringSubmatch(dom); m[1] != strconv.Itoa(n) || len(shown) != n {
 		t.Errorf("the page counted %s cells and the DOM has %d; the matrix has %d", m[1], len(shown), n)
 	}
+}
+
+// renderInBrowser writes matrix.html for fams, loads it in headless
+// Chromium, fails on any load problem and returns the DOM and the cell
+// names shown.
+func renderInBrowser(t *testing.T, run Run, fams []Family, dir string) (dom string, shown map[string]bool) {
+	t.Helper()
+	b, err := HTML(run, fams, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, HTMLFile)
+	if err := os.WriteFile(page, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := loadInBrowser(t, page)
+	if p := pageProblems(dom, console); p != "" {
+		t.Fatalf("matrix.html (%d families) did not load cleanly: %s", len(fams), p)
+	}
+	shown = map[string]bool{}
+	for _, m := range cellAttr.FindAllStringSubmatch(dom, -1) {
+		shown[html.UnescapeString(m[1])] = true
+	}
+	return dom, shown
 }

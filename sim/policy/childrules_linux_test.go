@@ -85,30 +85,7 @@ func daemonNoRoomChild(spec string) int {
 // the fd-2 bytes written after the filler.
 func runDaemonNoRoom(t *testing.T, policyName, python string) (ledger.Judgement, []byte) {
 	t.Helper()
-	p, err := pipes.New(4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	filler := fillPipe(t, p.W)
-	tel, err := os.CreateTemp(t.TempDir(), "telemetry")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a bound on a stuck child, not a timing claim
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=daemon-no-room "+policyName+" "+python, telemetry.FDEnv+"=3")
-	cmd.Stderr, cmd.ExtraFiles = p.W, []*os.File{tel}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.W.Close() // the child's copy is the only writer now
+	cmd, p, filler, tel, stdout := startOnFullPipe(t, "daemon-no-room "+policyName+" "+python)
 	var said []string
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() && sc.Text() != "daemon-done" {
@@ -236,30 +213,9 @@ func twoCtrlCChild(name string) int {
 // KeyboardInterrupt is what is lost: LOSTINT). Without the check, the
 // flush's KeyboardInterrupt would count its lines as written: LOST.
 func TestBufferedSavesTheCallsCtrlCBeforeItsFlush(t *testing.T) {
-	p, err := pipes.New(4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	filler := fillPipe(t, p.W)
-	tel, err := os.CreateTemp(t.TempDir(), "telemetry")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a bound on a stuck child, not a timing claim
+	cmd, p, filler, tel, stdout := startOnFullPipe(t, "two-ctrl-c buffered")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a bound on waiting for the child, not a timing claim
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=two-ctrl-c buffered", telemetry.FDEnv+"=3")
-	cmd.Stderr, cmd.ExtraFiles = p.W, []*os.File{tel}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.W.Close()
 	said := make(chan string, 16)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -317,4 +273,35 @@ func TestBufferedSavesTheCallsCtrlCBeforeItsFlush(t *testing.T) {
 	if j.Verdict != verdict.LostInt {
 		t.Fatalf("%s, want LOSTINT (the lines kept, the second KeyboardInterrupt swallowed): %s; fd 2 %q", j.Verdict, j.Evidence.Detail, fd2)
 	}
+}
+
+// startOnFullPipe starts this test binary as the helper named by arg, its
+// fd 2 a one-page pipe already full (filler bytes) and its telemetry on
+// fd 3; the parent's write end is closed, so the child's is the only writer.
+func startOnFullPipe(t *testing.T, arg string) (cmd *exec.Cmd, p *pipes.Pipe, filler int, tel *os.File, stdout io.ReadCloser) {
+	t.Helper()
+	p, err := pipes.New(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	filler = fillPipe(t, p.W)
+	tel, err = os.CreateTemp(t.TempDir(), "telemetry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tel.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a bound on a stuck child, not a timing claim
+	t.Cleanup(cancel)
+	cmd = exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+arg, telemetry.FDEnv+"=3")
+	cmd.Stderr, cmd.ExtraFiles = p.W, []*os.File{tel}
+	if stdout, err = cmd.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.W.Close()
+	return cmd, p, filler, tel, stdout
 }
