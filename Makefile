@@ -25,10 +25,10 @@ report:          ## re-render the matrix, JUnit, HTML and markdown from reports/
 	go run ./cmd/logjam report
 
 bench:           ## benchmarks (figures for notes; never asserted by tests)
-	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./watchdog/ ./pipes/
+	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./harness/watchdog/ ./pipes/
 
 fuzz:            ## each fuzz target for a bounded time
-	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./pytext/
+	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./internal/pytext/
 	go test -run '^$$' -fuzz FuzzKeepCap -fuzztime 60s ./sim/keep/
 
 lint:            ## gofmt, go vet, the race detector, and the darwin build
@@ -37,11 +37,11 @@ lint:            ## gofmt, go vet, the race detector, and the darwin build
 	GOOS=darwin go build ./...
 	go test -race ./...
 
-mutants:         ## the semantic mutation kit (mutants/mutants.yml): score and survivors
-	go run ./mutants
+mutants:         ## the semantic mutation kit (cmd/mutants/mutants.yml): score and survivors
+	go run ./cmd/mutants
 
 stress:          ## every cell N times (default 20) with every core loaded; a table of the cells whose verdict ever differed
-	go run ./stress -n $(N)
+	go run ./cmd/stress -n $(N)
 
 DAEMON_N ?= 200
 stress-daemon:   ## the daemon family with its window widened (a failpoint) DAEMON_N times; a table of every verdict that differed

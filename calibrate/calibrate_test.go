@@ -16,8 +16,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"logjam/calibrate"
-	"logjam/cell"
-	"logjam/report"
+	"logjam/harness/cell"
+	"logjam/harness/report"
+	"logjam/internal/axes"
 	"logjam/scenario"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
@@ -143,7 +144,7 @@ func entries() []ginkgo.TableEntry {
 			cols = append(cols, column{variant: v})
 		}
 		if row.Variants == nil {
-			for _, p := range scenario.Policies {
+			for _, p := range axes.Policies {
 				cols = append(cols, column{policy: p})
 			}
 		}

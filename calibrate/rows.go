@@ -3,6 +3,7 @@ package calibrate
 import (
 	"time"
 
+	"logjam/internal/axes"
 	"logjam/scenario"
 )
 
@@ -61,7 +62,7 @@ var Rows = []Row{
 }
 
 // LazyVariants are the torch.cuda._lazy_call variants.
-var LazyVariants = scenario.LazyVariants
+var LazyVariants = axes.LazyVariants
 
 // NotReproduced names the matrix's rows the real column leaves out, and
 // why; the report lists them (never a silent skip).

@@ -9,13 +9,13 @@ import (
 	"syscall"
 	"time"
 
-	"logjam/cell"
-	"logjam/report"
+	"logjam/harness/cell"
+	"logjam/harness/report"
+	"logjam/harness/watchdog"
 	"logjam/scenario"
 	"logjam/signals"
 	"logjam/telemetry"
 	"logjam/verdict"
-	"logjam/watchdog"
 )
 
 // Profiles of sys.stderr's buffering, spelled as cell.Spec.Stderr spells

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"logjam/ledger"
+	"logjam/harness/ledger"
 	"logjam/scenario"
 	"logjam/telemetry"
 	"logjam/verdict"
@@ -40,7 +40,7 @@ func TestARealRunsTelemetryDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := ledger.Judge(info.Contract.Contract, tr, fd2)
+	j := ledger.Judge(info.Contract, tr, fd2)
 	if j.Verdict != verdict.Lost || j.Evidence.Delivered != 16 {
 		t.Errorf("ledger: %s, %d delivered; want LOST, 16 (%s)", j.Verdict, j.Evidence.Delivered, j.Evidence.Detail)
 	}

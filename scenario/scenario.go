@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"logjam/ledger"
 )
 
 // Ending is how a run must end for its lines to be judged.
@@ -63,7 +61,18 @@ type Contract struct {
 	SigintIgnored bool
 	// PipeSize is the capacity of FD2ParentPipe (0: one page).
 	PipeSize int
-	ledger.Contract
+
+	// What the ledger checks (harness/ledger).
+
+	// Replaced: lines logged while sys.stderr was replaced must reach it.
+	Replaced bool
+	// Raises: the exception type the script's call must raise ("" = any).
+	Raises string
+	// Interrupts: Ctrl-Cs the run delivers; each must reach the caller as one
+	// KeyboardInterrupt, its handler run once.
+	Interrupts int
+	// Callbacks: queued callbacks that must each run once.
+	Callbacks int
 }
 
 // Info is one scenario as the parent knows it.

@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"logjam/pytext"
+	"logjam/internal/pytext"
 )
 
 // ForwarderStyle is who captured fd 2 in-process, and so how its forwarder

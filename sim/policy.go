@@ -2,10 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"sort"
+	"logjam/internal/axes"
 	"strings"
-
-	"logjam/scenario"
 )
 
 // Policy is the log sink: where a runtime log line goes. Each design of the
@@ -25,20 +23,10 @@ type Policy interface {
 	ExceptionText(main, appended []byte) (string, *PyErr)
 }
 
-// Policies lists the policy names in the order of the seed's history.
-var Policies = scenario.Policies
-
 // PolicyMaker builds a runtime's policy (see package logjam/sim/policy).
 type PolicyMaker func(rt *Runtime) (Policy, error)
 
-// PolicyNames is for messages: the accepted names, sorted.
-func PolicyNames() string {
-	s := append([]string(nil), Policies...)
-	sort.Strings(s)
-	return strings.Join(s, ", ")
-}
-
 // UnknownPolicy is the error for a name no policy has.
 func UnknownPolicy(name string) error {
-	return fmt.Errorf("unknown policy %q (accepted: %s)", name, strings.Join(Policies, ", "))
+	return fmt.Errorf("unknown policy %q (accepted: %s)", name, strings.Join(axes.Policies, ", "))
 }

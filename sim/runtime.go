@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"logjam/pytext"
+	"logjam/internal/pytext"
 	"logjam/signals"
 	"logjam/telemetry"
 )

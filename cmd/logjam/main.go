@@ -10,42 +10,20 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
+
+	"logjam/harness/runner"
+	"logjam/random/search"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout)) }
+func main() { os.Exit(logjam(os.Args[1:], os.Stdout)) }
 
-func fail(format string, args ...any) int {
-	fmt.Fprintf(os.Stderr, "logjam: "+format+"\n", args...)
-	return 2
-}
-
-func run(args []string, w io.Writer) int {
-	if len(args) == 0 {
-		return fail("%s | %s", chaosUsage, mergeUsage)
+// logjam sends `chaos -random`/`chaos -replay` to random search and every
+// other command line to the runner.
+func logjam(args []string, w io.Writer) int {
+	if len(args) > 0 && args[0] == "chaos" && search.IsCommand(args[1:]) {
+		return search.Command(args[1:], w)
 	}
-	if isHelp(args[0]) {
-		return printUsage(w)
-	}
-	switch args[0] {
-	case "chaos":
-		if isRandom(args[1:]) {
-			return randomChaos(args[1:], w) // random.go
-		}
-		return runChaos(args[1:], w)
-	case "report":
-		return reportCmd(args[1:], w)
-	case "replay":
-		return replayCmd(args[1:], w)
-	}
-	return fail("unknown command %q (accepted: chaos, report, replay, -h)", args[0])
-}
-
-func envOr(k, d string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return d
+	return runner.Main(args, w)
 }

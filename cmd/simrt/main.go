@@ -18,10 +18,11 @@ import (
 	"strings"
 
 	"logjam/failpoints"
+	"logjam/internal/axes"
 	"logjam/scenario"
-	"logjam/scenario/programs"
 	"logjam/sim"
 	"logjam/sim/policy"
+	"logjam/sim/programs"
 	"logjam/telemetry"
 )
 
@@ -36,7 +37,7 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("simrt", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	id := fs.String("scenario", "", "scenario id (see -list)")
-	policyName := fs.String("policy", "merged", "log sink policy: "+strings.Join(sim.Policies, ", "))
+	policyName := fs.String("policy", "merged", "log sink policy: "+strings.Join(axes.Policies, ", "))
 	platform := fs.String("platform", "linux", "platform profile: linux, macos")
 	python := fs.String("python", "3.12", "Python version, 3.10 to 3.15 (X.Y or X.Y.Z)")
 	stderrProfile := fs.String("stderr", "buffered", "how Python opened sys.stderr: buffered, or unbuffered (python -u, PYTHONUNBUFFERED=1)")
@@ -155,7 +156,7 @@ func printList(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-4s %-9s %-40s %s\n       %s\n", p.ID, p.Family, p.Slug, params, p.Summary)
 	}
-	fmt.Fprintf(w, "policies: %s\nplatforms: linux, macos\npython: 3.10 to 3.15 (X.Y or X.Y.Z)\nstderr: buffered, unbuffered\n", strings.Join(sim.Policies, ", "))
+	fmt.Fprintf(w, "policies: %s\nplatforms: linux, macos\npython: 3.10 to 3.15 (X.Y or X.Y.Z)\nstderr: buffered, unbuffered\n", strings.Join(axes.Policies, ", "))
 	fmt.Fprintln(w, "failpoints (GO_FAILPOINTS=name=terms;...):")
 	for _, fp := range failpoints.Catalogue {
 		fmt.Fprintf(w, "  %-32s %s [%s]\n", fp.Name, fp.Does, fp.Terms)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"logjam/schedule"
+	"logjam/scenario/schedule"
 )
 
 // applySchedule validates scenario R's -schedule and takes the policy,

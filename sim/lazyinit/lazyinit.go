@@ -30,7 +30,7 @@ import (
 	"sync/atomic"
 
 	"logjam/failpoints"
-	"logjam/scenario"
+	"logjam/internal/axes"
 	"logjam/sim"
 	"logjam/telemetry"
 )
@@ -72,7 +72,7 @@ const (
 // Variants lists the accepted variants.
 var Variants = func() []Variant {
 	var vs []Variant
-	for _, v := range scenario.LazyVariants {
+	for _, v := range axes.LazyVariants {
 		vs = append(vs, Variant(v))
 	}
 	return vs

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"logjam/ledger"
+	"logjam/harness/ledger"
 	"logjam/pipes"
+	"logjam/scenario"
 	"logjam/sim"
 	"logjam/sim/keep"
 	"logjam/sim/policy"
@@ -112,7 +113,7 @@ func runDaemonNoRoom(t *testing.T, policyName, python string) (ledger.Judgement,
 	if len(tr.Lines) != 3 {
 		t.Fatalf("the daemon logged %d lines, want 3", len(tr.Lines))
 	}
-	return ledger.Judge(ledger.Contract{}, tr, fd2), fd2
+	return ledger.Judge(scenario.Contract{}, tr, fd2), fd2
 }
 
 // fillPipe writes dots into the pipe until it is full and returns how many.
@@ -269,7 +270,7 @@ func TestBufferedSavesTheCallsCtrlCBeforeItsFlush(t *testing.T) {
 	}
 	fd2 = fd2[filler:]
 	tr := telemetry.Decode(events())
-	j := ledger.Judge(ledger.Contract{Interrupts: 2}, tr, fd2)
+	j := ledger.Judge(scenario.Contract{Interrupts: 2}, tr, fd2)
 	if j.Verdict != verdict.LostInt {
 		t.Fatalf("%s, want LOSTINT (the lines kept, the second KeyboardInterrupt swallowed): %s; fd 2 %q", j.Verdict, j.Evidence.Detail, fd2)
 	}

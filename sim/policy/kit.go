@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"logjam/failpoints"
+	"logjam/internal/pytext"
 	"logjam/pipes"
-	"logjam/pytext"
 	"logjam/sim"
 	"logjam/sim/keep"
 	"logjam/telemetry"
 )
 
-// ByName returns the maker of the policy called name (sim.Policies).
+// ByName returns the maker of the policy called name (axes.Policies).
 func ByName(name string) (sim.PolicyMaker, error) {
 	var mk func(k *kit) sim.Policy
 	switch name {

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"logjam/daemon"
+	"logjam/internal/pytext"
 	"logjam/pipes"
-	"logjam/pytext"
 	"logjam/sim"
 	"logjam/sim/keep"
 	"logjam/telemetry"

@@ -3,7 +3,7 @@ package capture_test
 import (
 	. "github.com/onsi/ginkgo/v2"
 
-	"logjam/cell"
+	"logjam/harness/cell"
 	"logjam/suites/suitekit"
 )
 

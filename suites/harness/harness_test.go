@@ -13,8 +13,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"logjam/cell"
 	"logjam/failpoints"
+	"logjam/harness/cell"
 	"logjam/suites/suitekit"
 )
 

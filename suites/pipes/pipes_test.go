@@ -4,8 +4,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"logjam/cell"
-	"logjam/ledger"
+	"logjam/harness/cell"
+	"logjam/harness/ledger"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )

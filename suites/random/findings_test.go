@@ -7,8 +7,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"logjam/chaos"
-	"logjam/schedule"
+	"logjam/random/search"
+	"logjam/scenario/schedule"
 	"logjam/suites/suitekit"
 )
 
@@ -77,7 +77,7 @@ var _ = Describe("findings of random search", func() {
 		func(ctx SpecContext, id, js, expected string) {
 			s, err := schedule.Decode(js)
 			Expect(err).NotTo(HaveOccurred())
-			spec := chaos.Spec(s)
+			spec := search.Spec(s)
 			spec.Policy, spec.Platform, spec.Python, _ = s.Runtime()
 			suitekit.CheckAs(ctx, id, spec, expected)
 		},

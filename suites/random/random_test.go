@@ -8,10 +8,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"logjam/cell"
-	"logjam/chaos"
-	"logjam/report"
-	"logjam/schedule"
+	"logjam/harness/cell"
+	"logjam/harness/report"
+	"logjam/random/search"
+	"logjam/scenario/schedule"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )
@@ -31,16 +31,16 @@ var _ = Describe("random fault schedules", func() {
 	filter := schedule.Filter{Family: knobs.Family, Policies: knobs.Policies}
 	var entries []TableEntry
 	for i := 0; i < knobs.Runs; i++ {
-		s := chaos.SeedOf(seed, i)
-		sched := chaos.Draw(s, filter)
+		s := search.SeedOf(seed, i)
+		sched := search.Draw(s, filter)
 		entries = append(entries, Entry(fmt.Sprintf("R seed=%d [%s policy=%s]", s, sched.Family, sched.Policy), Label(sched.Policy), s))
 	}
 
 	DescribeTable("a run of logjam or fixed is OK; a run of an older policy gives the same verdict twice",
 		func(ctx SpecContext, seed uint64) {
-			s := chaos.Draw(seed, filter)
+			s := search.Draw(seed, filter)
 			out := run(ctx, s)
-			AddReportEntry("random", map[string]any{"seed": seed, "class": chaos.Class(s, out.Observed, out.Cycle), "observed": out.Observed,
+			AddReportEntry("random", map[string]any{"seed": seed, "class": search.Class(s, out.Observed, out.Cycle), "observed": out.Observed,
 				"reason": out.Reason, "schedule": string(s.JSON())}, ReportEntryVisibilityNever)
 			if s.Policy == "logjam" || s.Policy == "fixed" {
 				Expect(out.Observed).To(Equal(verdict.OK), func() string { return failure(seed, filter, s, out) })
@@ -57,7 +57,7 @@ var _ = Describe("random fault schedules", func() {
 
 func run(ctx SpecContext, s schedule.Schedule) *cell.Outcome {
 	GinkgoHelper()
-	out, err := chaos.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}.Run(ctx, s)
+	out, err := search.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}.Run(ctx, s)
 	Expect(err).NotTo(HaveOccurred())
 	return out
 }
@@ -68,19 +68,19 @@ func failure(seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outc
 	name := CurrentSpecReport().LeafNodeText
 	dir := report.BundleDir(filepath.Join(suitekit.Root, "reports"), name)
 	c := report.Cell{ID: "R", Name: name, Family: "random", Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python,
-		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: chaos.SeedCommand(seed, f),
+		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: search.SeedCommand(seed, f),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
-	runner := chaos.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}
-	b, keepErr := out.Bundle(c, chaos.Spec(s), runner.Prof(), suitekit.Bin, suitekit.Root)
+	runner := search.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}
+	b, keepErr := out.Bundle(c, search.Spec(s), runner.Prof(), suitekit.Bin, suitekit.Root)
 	if err := report.WriteBundle(dir, b); err != nil {
 		dir = "(could not write: " + err.Error() + ")"
 	} else if keepErr == nil {
 		dir += " (logjam replay " + dir + ")"
 	}
-	msg := fmt.Sprintf("%s: observed %s\nreason: %s\n", chaos.Class(s, out.Observed, out.Cycle), out.Observed, out.Reason)
+	msg := fmt.Sprintf("%s: observed %s\nreason: %s\n", search.Class(s, out.Observed, out.Cycle), out.Observed, out.Reason)
 	if out.Cycle != "" {
 		msg += "cycle: " + out.Cycle + "\n"
 	}
-	return msg + "rerun this run: " + chaos.SeedCommand(seed, f) + "\nreplay exactly: " + chaos.ReplayCommand(s) +
+	return msg + "rerun this run: " + search.SeedCommand(seed, f) + "\nreplay exactly: " + search.ReplayCommand(s) +
 		"\nschedule: " + string(s.JSON()) + "\nevidence bundle: " + dir + "\n"
 }

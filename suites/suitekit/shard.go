@@ -8,7 +8,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
-	"logjam/shard"
+	"logjam/internal/shard"
 )
 
 // skipOtherShards skips, before anything runs, each spec that belongs to

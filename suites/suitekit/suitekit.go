@@ -18,10 +18,11 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"logjam/cell"
-	"logjam/config"
 	"logjam/failpoints"
-	"logjam/report"
+	"logjam/harness/cell"
+	"logjam/harness/report"
+	"logjam/internal/axes"
+	"logjam/internal/config"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -227,7 +228,7 @@ func failure(c report.Cell, out *cell.Outcome) string {
 }
 
 // Row is one scenario's cells across the six policies: verdicts are the
-// expected ones in SCENARIOS.md's column order (scenario.Policies). spec
+// expected ones in SCENARIOS.md's column order (axes.Policies). spec
 // names the scenario and, if not linux, the platform.
 func Row(spec cell.Spec, verdicts ...string) []ginkgo.TableEntry {
 	return row(spec, nil, verdicts)
@@ -239,11 +240,11 @@ func RowThen(spec cell.Spec, then Then, verdicts ...string) []ginkgo.TableEntry 
 }
 
 func row(spec cell.Spec, then Then, verdicts []string) []ginkgo.TableEntry {
-	if len(verdicts) != len(scenario.Policies) {
-		panic(fmt.Sprintf("suitekit.Row(%s): %d verdicts for %d policies", spec.Scenario, len(verdicts), len(scenario.Policies)))
+	if len(verdicts) != len(axes.Policies) {
+		panic(fmt.Sprintf("suitekit.Row(%s): %d verdicts for %d policies", spec.Scenario, len(verdicts), len(axes.Policies)))
 	}
 	var es []ginkgo.TableEntry
-	for i, p := range scenario.Policies {
+	for i, p := range axes.Policies {
 		s := spec
 		s.Policy = p
 		es = append(es, entry(3, s, verdicts[i], then))

@@ -4,7 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"logjam/cell"
+	"logjam/harness/cell"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )

@@ -1,0 +1,176 @@
+package ledger
+
+import (
+	"testing"
+
+	"logjam/scenario"
+	"logjam/telemetry"
+	"logjam/verdict"
+)
+
+// ev is p as the parent reads it off the wire.
+func ev(p telemetry.Payload) telemetry.Event {
+	b, err := telemetry.Encode(p, 0)
+	if err != nil {
+		panic(err)
+	}
+	e, _ := telemetry.Parse(b)
+	return e
+}
+
+func judgeEv(c scenario.Contract, events []telemetry.Event, fd2 []byte) Judgement {
+	return Judge(c, telemetry.Decode(events), fd2)
+}
+
+func line(seq int, text string, replaced bool) telemetry.Event {
+	return ev(telemetry.Line{Seq: seq, Thread: "MainThread", B: []byte(text), Replaced: replaced})
+}
+
+func captured(text string, attempts ...telemetry.Attempt) telemetry.Event {
+	return ev(telemetry.Capture{Stream: "StringIO", Text: text, Attempts: attempts})
+}
+
+// The checks run in the order verdict.Precedence gives.
+func TestChecksRunInPrecedenceOrder(t *testing.T) {
+	for i := 1; i < len(checks); i++ {
+		if verdict.Rank(checks[i-1].verdict) >= verdict.Rank(checks[i].verdict) {
+			t.Errorf("%s is checked before %s", checks[i-1].verdict, checks[i].verdict)
+		}
+	}
+}
+
+func TestAHalfWrittenLineIsLost(t *testing.T) {
+	events := []telemetry.Event{line(1, "E one\n", false), line(2, "E two\n", false)}
+	j := judgeEv(scenario.Contract{}, events, []byte("E one\nE tw"))
+	if j.Verdict != verdict.Lost || len(j.Evidence.Missing) != 1 {
+		t.Fatalf("got %s %+v, want LOST naming line 2", j.Verdict, j.Evidence)
+	}
+}
+
+func TestLeftOutLinesCountOnlyWithExactNotes(t *testing.T) {
+	events := []telemetry.Event{line(1, "I a\n", true), line(2, "I bb\n", true), line(3, "I c\n", true)}
+	exact := captured("executorch: 2 lines (9 bytes) left out\nI c\n")
+	if j := judgeEv(scenario.Contract{Replaced: true}, append(events, exact), nil); j.Verdict != verdict.OK {
+		t.Fatalf("exact note: got %s %+v", j.Verdict, j.Evidence)
+	}
+	wrong := captured("executorch: 2 lines (10 bytes) left out\nI c\n")
+	if j := judgeEv(scenario.Contract{Replaced: true}, append(events, wrong), nil); j.Verdict != verdict.Lost {
+		t.Fatalf("a note off by one byte must not account for the lines: got %s", j.Verdict)
+	}
+}
+
+func TestFallbackAfterARefusedWriteIsNotMisrouted(t *testing.T) {
+	events := []telemetry.Event{line(1, "I a\n", true),
+		captured("", telemetry.Attempt{Text: "I a\n", Raised: "OSError"})}
+	if j := judgeEv(scenario.Contract{Replaced: true}, events, []byte("I a\n")); j.Verdict != verdict.OK {
+		t.Fatalf("got %s %+v, want verdict.OK", j.Verdict, j.Evidence)
+	}
+	bypass := []telemetry.Event{line(1, "I a\n", true), captured("")}
+	if j := judgeEv(scenario.Contract{Replaced: true}, bypass, []byte("I a\n")); j.Verdict != verdict.Misrouted {
+		t.Fatalf("got %s, want MISROUTED for a line the stream never saw", j.Verdict)
+	}
+}
+
+func TestEscapedLinesMatchTheirRawBytes(t *testing.T) {
+	events := []telemetry.Event{line(1, "E id '\xff\xff'\n", true), captured(`E id '\xff\xff'` + "\n")}
+	if j := judgeEv(scenario.Contract{Replaced: true}, events, nil); j.Verdict != verdict.OK {
+		t.Fatalf("got %s %+v", j.Verdict, j.Evidence)
+	}
+}
+
+func TestBadEscapeAndInterrupts(t *testing.T) {
+	ude := ev(telemetry.Exception{Thread: "MainThread", Type: "UnicodeDecodeError", Text: "'utf-8' codec can't decode byte 0xff in position 3: invalid start byte"})
+	if j := judgeEv(scenario.Contract{}, []telemetry.Event{ude}, nil); j.Verdict != verdict.BadEsc {
+		t.Fatalf("got %s, want BADESC", j.Verdict)
+	}
+	raw := ev(telemetry.Exception{Thread: "MainThread", Type: "RuntimeError", Text: "Program identifier '\xff\xff\xff\xff'"})
+	if j := judgeEv(scenario.Contract{}, []telemetry.Event{raw}, nil); j.Verdict != verdict.BadEsc {
+		t.Fatalf("raw invalid bytes in an exception text: got %s, want BADESC", j.Verdict)
+	}
+	escaped := ev(telemetry.Exception{Thread: "MainThread", Type: "RuntimeError", Text: `Program identifier '\xff\xff\xff\xff'`})
+	if j := judgeEv(scenario.Contract{Raises: "RuntimeError"}, []telemetry.Event{escaped}, nil); j.Verdict != verdict.OK {
+		t.Fatalf("an escaped exception text: got %s, want OK", j.Verdict)
+	}
+	sigint := ev(telemetry.Signal{Signal: "SIGINT"})
+	if j := judgeEv(scenario.Contract{Interrupts: 1}, []telemetry.Event{sigint}, nil); j.Verdict != verdict.LostInt {
+		t.Fatalf("got %s, want LOSTINT", j.Verdict)
+	}
+	refused := captured("", telemetry.Attempt{Text: "x\n", Raised: "KeyboardInterrupt"})
+	if j := judgeEv(scenario.Contract{Interrupts: 1}, []telemetry.Event{refused}, nil); j.Verdict != verdict.LostInt {
+		t.Fatalf("got %s, want LOSTINT for a KeyboardInterrupt a write raised", j.Verdict)
+	}
+	if j := judgeEv(scenario.Contract{Interrupts: 1}, nil, nil); j.Verdict != verdict.OK {
+		t.Fatalf("got %s, want verdict.OK: no Ctrl-C was delivered, none can be lost", j.Verdict)
+	}
+	ki := ev(telemetry.Exception{Thread: "MainThread", Type: "KeyboardInterrupt"})
+	h := ev(telemetry.Handler{})
+	if j := judgeEv(scenario.Contract{Interrupts: 1}, []telemetry.Event{ki, h, h}, nil); j.Verdict != verdict.DoubleInt {
+		t.Fatalf("got %s, want DOUBLEINT", j.Verdict)
+	}
+	if j := judgeEv(scenario.Contract{Callbacks: 2}, []telemetry.Event{ev(telemetry.Callback{ID: "a"})}, nil); j.Verdict != verdict.LostCallback {
+		t.Fatalf("got %s, want LOSTCALLBACK", j.Verdict)
+	}
+}
+
+func TestFatalPathLinesAreNotMisrouted(t *testing.T) {
+	lvl := func(seq int, level, text string) telemetry.Event {
+		return ev(telemetry.Line{Seq: seq, Thread: "MainThread", Level: level, InCall: true, B: []byte(text), Replaced: true})
+	}
+	ctx1, ctx2, fatal := "E ctx one\n", "E ctx two\n", "F corrupt\n"
+	logged := []telemetry.Event{lvl(1, "E", ctx1), lvl(2, "E", ctx2), lvl(3, "F", fatal)}
+	flush := func(written ...string) telemetry.Event {
+		w := make([][]byte, len(written))
+		for i, s := range written {
+			w[i] = []byte(s)
+		}
+		return ev(telemetry.FatalFlush{Thread: "MainThread", Fatal: 3, Written: w})
+	}
+	abort := ev(telemetry.Abort{Why: "fatal log line"})
+	c := scenario.Contract{Replaced: true}
+	judge := func(extra []telemetry.Event, fd2 string) Judgement {
+		return judgeEv(c, append(append([]telemetry.Event(nil), logged...), extra...), []byte(fd2))
+	}
+
+	// merged: the kept context, then the fatal line, written in the fatal path.
+	if j := judge([]telemetry.Event{flush(ctx1, ctx2), abort}, ctx1+ctx2+fatal); j.Verdict != verdict.OK {
+		t.Fatalf("fatal path: got %s %+v, want verdict.OK", j.Verdict, j.Evidence)
+	}
+	// fd2: every line direct during the call, no fatal-flush: the context
+	// is MISROUTED, the fatal line itself is not.
+	j := judge([]telemetry.Event{abort}, ctx1+ctx2+fatal)
+	if j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 2 {
+		t.Fatalf("every-line rule: got %s %+v, want MISROUTED naming #1 and #2", j.Verdict, j.Evidence)
+	}
+	// Only the lines the fatal path names are excused: #1 went direct during the call.
+	if j := judge([]telemetry.Event{flush(ctx2), abort}, ctx1+ctx2+fatal); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 1 {
+		t.Fatalf("partial fatal path: got %s %+v, want MISROUTED naming #1 only", j.Verdict, j.Evidence)
+	}
+	// No abort after the fatal line: no fatal path.
+	if j := judge([]telemetry.Event{flush(ctx1, ctx2)}, ctx1+ctx2+fatal); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 3 {
+		t.Fatalf("no abort: got %s %+v, want MISROUTED naming all three", j.Verdict, j.Evidence)
+	}
+	// A fatal-flush that names a line fd 2 holds only after the fatal line
+	// is not believed: fd 2's bytes decide.
+	if j := judge([]telemetry.Event{flush(ctx1, ctx2), abort}, ctx1+fatal+ctx2); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 1 {
+		t.Fatalf("out of order: got %s %+v, want MISROUTED naming #2", j.Verdict, j.Evidence)
+	}
+	// A fatal-flush emitted before the fatal line's own event is not its fatal path.
+	early := append([]telemetry.Event{lvl(1, "E", ctx1), lvl(2, "E", ctx2), flush(ctx1, ctx2)}, lvl(3, "F", fatal), abort)
+	if j := judgeEv(c, early, []byte(ctx1+ctx2+fatal)); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 2 {
+		t.Fatalf("early flush: got %s %+v, want MISROUTED naming #1 and #2", j.Verdict, j.Evidence)
+	}
+	// The rule excuses routing only: a context line fd 2 never got is LOST.
+	if j := judge([]telemetry.Event{flush(ctx2), abort}, ctx2+fatal); j.Verdict != verdict.Lost {
+		t.Fatalf("context left behind: got %s %+v, want LOST", j.Verdict, j.Evidence)
+	}
+}
+
+func TestOutOfOrderComparesFirstOccurrencesPerThread(t *testing.T) {
+	events := []telemetry.Event{line(1, "E ctx 1\n", false), line(2, "E ctx 2\n", false), line(3, "F fatal\n", false)}
+	if bad := OutOfOrder(telemetry.Decode(events), []byte("E ctx 1\nE ctx 2\nE ctx 1\nF fatal\n")); len(bad) != 0 {
+		t.Fatalf("a repeat after a fallback is allowed: %v", bad)
+	}
+	if bad := OutOfOrder(telemetry.Decode(events), []byte("E ctx 2\nF fatal\nE ctx 1\n")); len(bad) == 0 {
+		t.Fatal("context after the fatal line must be reported")
+	}
+}

@@ -1,0 +1,150 @@
+package report
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"logjam/harness/ledger"
+	"logjam/internal/axes"
+	"logjam/verdict"
+)
+
+// EntryName is the name of the Ginkgo report entry that carries one Cell
+// (its value is the Cell's JSON).
+const EntryName = "cell"
+
+// Cell is one row of the matrix: which cell, what was expected and observed,
+// and the evidence.
+type Cell struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Family   string `json:"family"`
+	Scenario string `json:"scenario"`
+	Policy   string `json:"policy,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+	Backend  string `json:"backend,omitempty"`
+	Platform string `json:"platform,omitempty"`
+	Python   string `json:"python,omitempty"`
+	// Stderr is the sys.stderr profile ("" for buffered, "unbuffered").
+	Stderr string `json:"stderr,omitempty"`
+	// Failpoints is the cell's GO_FAILPOINTS value ("" for none).
+	Failpoints string          `json:"failpoints,omitempty"`
+	Expected   verdict.Verdict `json:"expected"`
+	Observed   verdict.Verdict `json:"observed"`
+	Ms         int64           `json:"ms"`
+	Rerun      string          `json:"rerun"`
+	Bundle     string          `json:"bundle,omitempty"`
+	Repeat     int             `json:"repeat,omitempty"` // 1.. in a repeated run
+	Evidence   Evidence        `json:"evidence"`
+	// Real is the verdict of the same cell on real CPython, by interpreter
+	// version (the calibrate suite); Limit names the documented limit of
+	// the model that accepts a difference from it.
+	Real  map[string]verdict.Verdict `json:"real,omitempty"`
+	Limit string                     `json:"limit,omitempty"`
+}
+
+// Evidence is what a cell's verdict rests on.
+type Evidence struct {
+	Reason  string          `json:"reason"`
+	Cycle   string          `json:"cycle,omitempty"`
+	Ledger  ledger.Evidence `json:"ledger"`
+	Command string          `json:"command"` // reruns the child alone
+}
+
+// AsExpected reports whether the observed verdict is the expected one (or
+// a named limit accepts the difference).
+func (c Cell) AsExpected() bool { return c.Observed == c.Expected || c.Limit != "" }
+
+// RealText is the real column: "real 3.12.1 OK[, ...]" ("real OK" when
+// the cell's own version is the only one), with the limit that accepts a
+// difference; "" without real runs.
+func (c Cell) RealText() string {
+	if len(c.Real) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, v := range slices.Sorted(maps.Keys(c.Real)) {
+		if len(c.Real) == 1 && v == c.Python {
+			parts = append(parts, string(c.Real[v])) // the row names the version
+			break
+		}
+		parts = append(parts, v+" "+string(c.Real[v]))
+	}
+	s := "real " + strings.Join(parts, ", ")
+	if c.Limit != "" {
+		s += " (limit " + c.Limit + ")"
+	}
+	return s
+}
+
+// Column is the cell's matrix column: its policy, or its lazy-init variant.
+func (c Cell) Column() string {
+	switch {
+	case c.Variant != "":
+		return c.Variant
+	case c.Policy != "":
+		return c.Policy
+	}
+	return "verdict"
+}
+
+// Row is the cell's matrix row: the scenario, with its platform (when not
+// linux) or its backend, and the first failpoint it runs with.
+func (c Cell) Row() string {
+	if fps := c.Failpoints; fps != "" {
+		c.Failpoints = ""
+		return c.Row() + " +" + strings.TrimPrefix(strings.SplitN(fps, "=", 2)[0], "logjam/")
+	}
+	if c.Stderr != "" {
+		s := c.Stderr
+		c.Stderr = ""
+		return c.Row() + " " + s
+	}
+	// A real column, or a version other than the matrix's default 3.12
+	// (3.10's U rows, the daemon rows), names its Python: rows never share a line.
+	if c.Python != "" && (len(c.Real) > 0 || c.Python != "3.12") {
+		p := c.Python
+		c.Python = ""
+		return c.Row() + " py" + p
+	}
+	switch {
+	case c.Backend != "":
+		return c.ID + "/" + c.Backend
+	case c.Platform != "" && c.Platform != "linux":
+		return c.ID + "@" + c.Platform
+	}
+	return c.ID
+}
+
+// Matrix is every cell of a run; as JSON, an array of cells.
+type Matrix []Cell
+
+// Sort orders the cells by family, then id (stable otherwise).
+func (m Matrix) Sort() {
+	slices.SortStableFunc(m, func(a, b Cell) int {
+		if c := strings.Compare(a.Family, b.Family); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// Unexpected counts the cells whose observation differs from the expected.
+func (m Matrix) Unexpected() int {
+	n := 0
+	for _, c := range m {
+		if !c.AsExpected() {
+			n++
+		}
+	}
+	return n
+}
+
+// columnRank orders columns as the seed's history does (axes.Columns).
+func columnRank(col string) int {
+	if i := slices.Index(axes.Columns(), col); i >= 0 {
+		return i
+	}
+	return 100
+}

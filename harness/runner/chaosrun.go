@@ -1,0 +1,357 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+	"golang.org/x/term"
+
+	"logjam/harness/report"
+	"logjam/internal/config"
+	"logjam/internal/cpuslot"
+	"logjam/internal/shard"
+)
+
+const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR]"
+
+// chaosOptions are logjam chaos's flags, checked before anything runs.
+type chaosOptions struct {
+	prof   config.Profile
+	root   string
+	out    string
+	focus  string
+	shard  shard.Shard
+	procs  int // per family; 0: by mode
+	slots  int
+	picked bool // the seed was picked here, not by the profile
+}
+
+func parseChaos(args []string) (chaosOptions, error) {
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	profile := fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml")
+	focus := fs.String("focus", "", "run only the cells whose names match")
+	sh := fs.String("shard", "", "run only shard K of N (K/N)")
+	procs := fs.Int("procs", 0, "spec processes per family (0: 4 in fast mode, 12 in strict)")
+	slots := fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families")
+	out := fs.String("out", "", "reports directory (default: reports/ at the module root)")
+	repeat := fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)")
+	var o chaosOptions
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (flags go before nothing else)", fs.Arg(0))
+	}
+	if err := checkFocus(*focus); err != nil {
+		return o, err
+	}
+	if err := checkAmbientFailpoints(); err != nil {
+		return o, err
+	}
+	if *procs < 0 || *slots < 1 || *repeat < 0 {
+		return o, errors.New("-procs and -repeat must be at least 0, -slots at least 1")
+	}
+	wd, _ := os.Getwd()
+	cfgPath, err := config.Find(wd)
+	if err != nil {
+		return o, err
+	}
+	if o.prof, err = config.Load(cfgPath, *profile); err != nil {
+		return o, err
+	}
+	if *repeat > 0 {
+		o.prof.Repeat = *repeat
+	}
+	if _, err := regexp.Compile(*focus); err != nil {
+		return o, fmt.Errorf("-focus: %v", err)
+	}
+	if *sh != "" {
+		if o.shard, err = shard.Parse(*sh); err != nil {
+			return o, err
+		}
+	}
+	o.root, o.focus, o.procs, o.slots = filepath.Dir(cfgPath), *focus, *procs, *slots
+	o.out = filepath.Join(o.root, "reports")
+	if *out != "" {
+		o.out, _ = filepath.Abs(*out)
+	}
+	if o.procs == 0 {
+		o.procs = 4
+		if o.prof.Mode == "strict" {
+			o.procs = 12 // every deadline-waiting cell of a family waits at once
+		}
+	}
+	if o.prof.Seed == 0 {
+		o.prof.Seed, o.picked = time.Now().Unix()%1_000_000, true
+	}
+	return o, nil
+}
+
+// families are the suite packages under suites/ (each has a *_suite_test.go).
+func families(root string) ([]string, error) {
+	m, err := filepath.Glob(filepath.Join(root, "suites", "*", "*_suite_test.go"))
+	if err != nil || len(m) == 0 {
+		return nil, fmt.Errorf("no suites under %s", filepath.Join(root, "suites"))
+	}
+	var fams []string
+	for _, p := range m {
+		fams = append(fams, filepath.Base(filepath.Dir(p)))
+	}
+	slices.Sort(fams)
+	return slices.Compact(fams), nil
+}
+
+// familyRun is one family's repeats as they finished.
+type familyRun struct {
+	name     string
+	cells    []report.Cell
+	problems []string
+	seconds  float64
+}
+
+// runChaos builds every suite and the child once, runs the families at
+// the same time (each with -procs spec processes, the children sharing
+// -slots CPU slots), each repeat of the profile after the other, prints a
+// line per family as it finishes, and writes the reports.
+func runChaos(args []string, w io.Writer) int {
+	o, err := parseChaos(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return printUsage(w)
+	}
+	if err != nil {
+		return fail("chaos: %v (%s)", err, chaosUsage)
+	}
+	fams, err := families(o.root)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fail("reports directory: %v", err)
+	}
+	for _, d := range []string{report.EvidenceDir, "ginkgo", "logs"} {
+		_ = os.RemoveAll(filepath.Join(o.out, d))
+		if err := os.MkdirAll(filepath.Join(o.out, d), 0o755); err != nil {
+			return fail("reports directory: %v", err)
+		}
+	}
+	// The build and each family's Ginkgo run in their own process groups;
+	// a Ctrl-C stops the build, or is passed on once to each family, so
+	// that they stop their specs, kill their children and write what they
+	// have (interrupt.go).
+	buildCtx, cancelBuild := context.WithCancel(context.Background())
+	defer cancelBuild()
+	st := newStopper(cancelBuild, os.Stderr)
+	defer st.close()
+
+	started := time.Now()
+	seedNote := ""
+	if o.picked {
+		seedNote = " (picked)"
+	}
+	fmt.Fprintf(w, "logjam: profile %s (deadline %s x %.2g, %s mode, %d repeat(s)), seed %d%s, shard %s, %d procs per family, %d CPU slots\n",
+		o.prof.Name, o.prof.Deadline, o.prof.TimeoutScale, o.prof.Mode, o.prof.Repeat, o.prof.Seed, seedNote, o.shard, o.procs, o.slots)
+
+	bins, cleanup, cached, err := buildSuites(buildCtx, o.root, fams)
+	defer cleanup()
+	if err != nil && st.Signal() != nil {
+		return finish(o, fams, nil, nil, nil, nil, st, started, w)
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	built := "built"
+	if cached {
+		built = "found built"
+	}
+	fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
+	ginkgoBin, err := exec.Command("go", "tool", "-n", "ginkgo").Output()
+	if err != nil {
+		return fail("go tool -n ginkgo: %v", err)
+	}
+	slots, err := cpuslot.Serve(o.slots)
+	if err != nil {
+		return fail("CPU slots: %v", err)
+	}
+	defer slots.Close()
+	env := append(os.Environ(), "LOGJAM_PROFILE="+o.prof.Name, fmt.Sprintf("LOGJAM_SEED=%d", o.prof.Seed),
+		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=")
+	if !o.shard.All() {
+		env = append(env, shard.Env+"="+o.shard.String())
+	}
+
+	tty := isTerminal(w)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	runs := make([]familyRun, len(fams))
+	for i, fam := range fams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fr := runFamily(o, fam, strings.TrimSpace(string(ginkgoBin)), bins[fam], env, st)
+			runs[i] = fr
+			mu.Lock()
+			defer mu.Unlock()
+			progress(w, tty, fr)
+		}()
+	}
+	wg.Wait()
+
+	var cells []report.Cell
+	var problems []string
+	for _, fr := range runs {
+		cells = append(cells, fr.cells...)
+		problems = append(problems, fr.problems...)
+	}
+	return finish(o, fams, bins, env, cells, problems, st, started, w)
+}
+
+// finish writes the reports and prints the matrix; after a Ctrl-C, with a
+// NOTRUN row for each cell the run never started, and exit status 130.
+func finish(o chaosOptions, fams []string, bins map[string]string, env []string, cells []report.Cell, problems []string, st *stopper, started time.Time, w io.Writer) int {
+	if st.Signal() != nil {
+		cells = append(cells, notRunCells(o, fams, bins, env, cells, st)...)
+	}
+	st.close()
+	run := report.Run{Profile: o.prof.Name, Mode: o.prof.Mode, Deadline: o.prof.ScaledDeadline().String(), Seed: o.prof.Seed,
+		Repeat: o.prof.Repeat, Focus: o.focus, Shards: []string{o.shard.String()}, Go: runtime.Version(), Ginkgo: types.VERSION,
+		Commit: commitOf(o.root), Started: started, Seconds: time.Since(started).Seconds()}
+	if err := report.WriteAll(o.out, run, cells); err != nil {
+		return fail("%v", err)
+	}
+	bad := printRows(report.Group(cells), w)
+	fmt.Fprintf(w, "logjam: %.1f s; reports in %s (%s, %s, %s, %s)\n", run.Seconds, o.out,
+		report.MatrixFile, report.JUnitFile, report.HTMLFile, report.MarkdownFile)
+	for _, p := range problems {
+		fmt.Fprintf(w, "logjam: not a cell: %s\n", p)
+	}
+	if sig := st.Signal(); sig != nil {
+		fmt.Fprintf(w, "logjam: %s: the cells that ran are in the matrix, those cut short INTERRUPTED, the others NOTRUN\n", signalName(sig))
+		return exitStatusFor(sig)
+	}
+	if bad > 0 || len(problems) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// runFamily runs one family's compiled suite once per repeat, its output
+// to reports/logs/<family>.log, its Ginkgo report to
+// reports/ginkgo/<family>.r<k>.json.
+func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *stopper) (fr familyRun) {
+	fr.name = fam
+	start := time.Now()
+	defer func() { fr.seconds = time.Since(start).Seconds() }()
+	logPath := filepath.Join(o.out, "logs", fam+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		fr.problems = append(fr.problems, fam+": "+err.Error())
+		return fr
+	}
+	defer logf.Close()
+	for r := 1; r <= o.prof.Repeat; r++ {
+		select {
+		case <-st.Interrupted():
+			return fr // its cells are NOTRUN rows
+		default:
+		}
+		js := fmt.Sprintf("%s.r%d.json", fam, r)
+		args := []string{fmt.Sprintf("--procs=%d", o.procs), "--no-color", "--silence-skips", fmt.Sprintf("--seed=%d", o.prof.Seed),
+			"--output-dir=" + filepath.Join(o.out, "ginkgo"), "--json-report=" + js}
+		if o.focus != "" {
+			args = append(args, "--focus="+o.focus)
+		}
+		cmd := exec.Command(ginkgoBin, append(args, bin)...)
+		cmd.Dir = o.root
+		cmd.Env = append(slices.Clip(env), fmt.Sprintf("LOGJAM_REPEAT=%d", r)) // families share env: never write into its array
+		cmd.Stdout = logf
+		cmd.Stderr = cmd.Stdout
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		runErr := cmd.Start()
+		if runErr == nil {
+			st.add(cmd) // a signal that came first is passed on here
+			runErr = cmd.Wait()
+			st.done(cmd)
+		}
+		cells, problems, err := report.FromGinkgoRun(filepath.Join(o.out, "ginkgo", js))
+		for i := range cells {
+			cells[i].Repeat = r
+		}
+		fr.cells = append(fr.cells, cells...)
+		fr.problems = append(fr.problems, prefix(fam+": ", problems)...)
+		var ee *exec.ExitError
+		switch {
+		case err != nil:
+			fr.problems = append(fr.problems, fmt.Sprintf("%s: repeat %d left no report (%v); see %s", fam, r, err, logPath))
+		case runErr != nil && !errors.As(runErr, &ee):
+			fr.problems = append(fr.problems, fmt.Sprintf("%s: %v", fam, runErr))
+		}
+	}
+	return fr
+}
+
+func prefix(p string, s []string) []string {
+	for i := range s {
+		s[i] = p + s[i]
+	}
+	return s
+}
+
+// progress prints one family's line: cells, as expected, not, seconds;
+// colour only on a terminal.
+func progress(w io.Writer, tty bool, fr familyRun) {
+	fams := report.Group(fr.cells)
+	t := report.Count(fams)
+	not := fmt.Sprintf("%d not", t.Not)
+	if t.Flaky > 0 {
+		not += fmt.Sprintf(" (%d flaky)", t.Flaky)
+	}
+	if tty {
+		colour := "\x1b[32m"
+		if t.Not > 0 || len(fr.problems) > 0 {
+			colour = "\x1b[31m"
+		}
+		not = colour + not + "\x1b[0m"
+	}
+	line := fmt.Sprintf("logjam: %-9s %3d cells, %3d as expected, %s, %.1f s", fr.name, t.Cells, t.AsExpected, not, fr.seconds)
+	if len(fr.problems) > 0 {
+		line += fmt.Sprintf(", %d problem(s)", len(fr.problems))
+	}
+	fmt.Fprintln(w, line)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func commitOf(root string) string {
+	cmd := exec.Command("git", "describe", "--always", "--dirty")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// printRows prints the text matrix (a FLAKY cell with every repeat's
+// verdict) and the rerun command of each cell not as expected; it returns
+// how many.
+func printRows(fams []report.Family, w io.Writer) int {
+	return report.RenderText(w, report.Collapse(fams))
+}

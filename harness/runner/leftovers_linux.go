@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// becomeSubreaper makes logjam adopt every orphan among its descendants, so
+// killLeftovers can find a process that left the suites' process group.
+func becomeSubreaper() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+// killLeftovers kills and reaps every child logjam still has once the
+// families are done: processes it adopted when their parents died. An
+// orphan is adopted only once its parent has died, so it looks until two
+// scans 50 ms apart find nothing (cleanup, not a verdict), at most 5 s. It
+// returns what it killed (pid and name).
+func killLeftovers() []string {
+	var killed []string
+	quiet := 0
+	for until := time.Now().Add(5 * time.Second); quiet < 2 && time.Now().Before(until); {
+		kids := children(os.Getpid())
+		if len(kids) == 0 {
+			quiet++
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		quiet = 0
+		for _, pid := range kids {
+			name := command(pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			var ws syscall.WaitStatus
+			if p, _ := syscall.Wait4(pid, &ws, 0, nil); p == pid {
+				killed = append(killed, fmt.Sprintf("%d (%s)", pid, name))
+			}
+		}
+	}
+	return killed
+}
+
+// children lists the pids whose parent is ppid, from /proc.
+func children(ppid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var kids []int
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		if pp, err := strconv.Atoi(f[1]); err == nil && pp == ppid {
+			if pid, err := strconv.Atoi(strings.Fields(s)[0]); err == nil {
+				kids = append(kids, pid)
+			}
+		}
+	}
+	return kids
+}
+
+// command is the process's name, from /proc.
+func command(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(b))
+}

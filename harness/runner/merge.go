@@ -1,0 +1,83 @@
+package runner
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"logjam/harness/report"
+)
+
+const mergeUsage = "usage: logjam report [DIR] | logjam report merge [-out DIR] SHARD_DIR... | logjam report diff DIR_A DIR_B"
+
+// reportCmd is logjam report: merge, diff, or re-render a reports
+// directory (reports/ by default) from its matrix.json and run.json.
+func reportCmd(args []string, w io.Writer) int {
+	if len(args) > 0 && (args[0] == "merge" || args[0] == "diff") {
+		return reportMerge(args, w)
+	}
+	if len(args) > 1 {
+		return fail("%s", mergeUsage)
+	}
+	dir := "reports"
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	run, cells, err := report.ReadDir(dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := report.WriteAll(dir, run, cells); err != nil {
+		return fail("%v", err)
+	}
+	if printRows(report.Group(cells), w) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// reportMerge (args[0] is merge or diff) joins shards' reports directories into one (logjam report
+// merge), or compares two runs' cells and verdicts (logjam report diff).
+func reportMerge(args []string, w io.Writer) int {
+	if len(args) > 0 && args[0] == "diff" {
+		if len(args) != 3 {
+			return fail("%s", mergeUsage)
+		}
+		_, a, err := report.ReadDir(args[1])
+		if err != nil {
+			return fail("%v", err)
+		}
+		_, b, err := report.ReadDir(args[2])
+		if err != nil {
+			return fail("%v", err)
+		}
+		d := report.Diff(a, b)
+		for _, l := range d {
+			fmt.Fprintln(w, l)
+		}
+		if len(d) > 0 {
+			fmt.Fprintf(w, "logjam: %s and %s differ in %d cell(s)\n", args[1], args[2], len(d))
+			return 1
+		}
+		fmt.Fprintf(w, "logjam: %s and %s hold the same %d cells with the same verdicts\n", args[1], args[2], report.Count(report.Group(a)).Cells)
+		return 0
+	}
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "reports", "where the merged reports go")
+	if err := fs.Parse(args[1:]); err != nil {
+		return fail("report merge: %v (%s)", err, mergeUsage)
+	}
+	if fs.NArg() == 0 {
+		return fail("report merge: no shard directories (%s)", mergeUsage)
+	}
+	run, cells, err := report.Merge(*out, fs.Args())
+	if err != nil {
+		return fail("report merge: %v", err)
+	}
+	fmt.Fprintf(w, "logjam: merged %d shard(s) (%v) into %s\n", fs.NArg(), run.Shards, *out)
+	if printRows(report.Group(cells), w) > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"logjam/harness/report"
+	"logjam/verdict"
+)
+
+// planWithin bounds the dry runs that list an interrupted run's cells.
+const planWithin = 20 * time.Second
+
+// cellName is a cell's Entry name, `<ID> <slug> [k=v ...]`, or a harness
+// spec that starts with its ID.
+var cellName = regexp.MustCompile(`^([A-Z][0-9]+) (\S+)(?: \[([^\]]*)\])?`)
+
+// notRunCells is a NOTRUN row for every cell the run would have run (a dry
+// run of each family's compiled suite under the focus and the shard) that
+// no repeat observed. A family that cannot be listed (not built, or its
+// dry run failed) is one row, ID "*", saying why. A second Ctrl-C kills
+// the dry runs (they are registered with st).
+func notRunCells(o chaosOptions, fams []string, bins map[string]string, env []string, observed []report.Cell, st *stopper) []report.Cell {
+	seen := map[string]bool{}
+	for _, c := range observed {
+		seen[c.Family+"\x00"+c.Name] = true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), planWithin)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var rows []report.Cell
+	for _, fam := range fams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			planned, err := dryRun(ctx, o, fam, bins[fam], env, st)
+			var cs []report.Cell
+			if err != nil {
+				cs = []report.Cell{{ID: "*", Scenario: "*", Name: fam + " (not listed)", Family: fam, Observed: verdict.NotRun,
+					Evidence: report.Evidence{Reason: "the run was interrupted; its cells could not be listed: " + err.Error()}}}
+			}
+			for _, c := range planned {
+				if !seen[fam+"\x00"+c.Name] {
+					cs = append(cs, c)
+				}
+			}
+			mu.Lock()
+			rows = append(rows, cs...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return rows
+}
+
+// dryRun lists the cells of one family's compiled suite that this run
+// selects, without running any (Ginkgo's dry run), as NOTRUN rows.
+func dryRun(ctx context.Context, o chaosOptions, fam, bin string, env []string, st *stopper) ([]report.Cell, error) {
+	if bin == "" {
+		return nil, fmt.Errorf("the suite was not built")
+	}
+	tmp, err := os.MkdirTemp("", "logjam-plan-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	jsonPath := filepath.Join(tmp, "plan.json")
+	args := []string{"-ginkgo.dry-run", "-ginkgo.silence-skips", "-ginkgo.no-color", "-ginkgo.json-report=" + jsonPath}
+	if o.focus != "" {
+		args = append(args, "-ginkgo.focus="+o.focus)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = filepath.Join(o.root, "suites", fam)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	st.addListing(cmd)
+	err = cmd.Wait()
+	st.done(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("dry run: %v: %s", err, firstLine(out.String()))
+	}
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return nil, err
+	}
+	var rs []types.Report
+	if err := json.Unmarshal(raw, &rs); err != nil {
+		return nil, fmt.Errorf("dry run: %v", err)
+	}
+	var cells []report.Cell
+	for _, r := range rs {
+		for _, sr := range r.SpecReports {
+			if sr.LeafNodeType != types.NodeTypeIt || sr.State != types.SpecStatePassed || !o.shard.Has(sr.FullText()) {
+				continue // another node, outside the focus, or another shard's
+			}
+			if c, ok := notRunCell(o, fam, sr.LeafNodeText); ok {
+				cells = append(cells, c)
+			}
+		}
+	}
+	return cells, nil
+}
+
+// notRunCell is the NOTRUN row of the spec named name, if it names a cell.
+func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {
+	m := cellName.FindStringSubmatch(name)
+	if m == nil {
+		return report.Cell{}, false
+	}
+	c := report.Cell{ID: m[1], Scenario: m[1], Name: name, Family: fam, Observed: verdict.NotRun,
+		Rerun:    report.Rerun(fam, name, o.prof.Name, o.prof.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
+		Evidence: report.Evidence{Reason: "not run: the run was interrupted before this cell started"}}
+	for _, kv := range strings.Fields(m[3]) {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "policy":
+			c.Policy = v
+		case "variant":
+			c.Variant = v
+		case "backend":
+			c.Backend = v
+		case "platform":
+			c.Platform = v
+		case "py":
+			c.Python = v
+		}
+	}
+	return c, true
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}

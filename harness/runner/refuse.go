@@ -1,0 +1,59 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+
+	"logjam/failpoints"
+)
+
+// usage is what `logjam -h` and `logjam chaos -h` print.
+const usage = chaosUsage + "\n" + mergeUsage + `
+
+  logjam chaos    run every family with a profile from ginkgo.yml; print the matrix,
+                  write reports/ (matrix.json, junit.xml, matrix.html, matrix.md).
+                  Ctrl-C stops the run within seconds: the cells that ran are kept,
+                  the ones cut short are INTERRUPTED, the ones never started are
+                  NOTRUN rows, nothing is left running, and the exit status is 130.
+                  A second Ctrl-C kills the families at once.
+  logjam report   re-render, merge or compare reports directories
+
+environment: LOGJAM_PROFILE (local, nightly, focus), LOGJAM_TIMEOUT_SCALE (a finite
+number above 0), LOGJAM_SEED (a whole number). GO_FAILPOINTS is refused: every cell
+sets its own (simrt -list names the points).
+`
+
+// isHelp reports whether arg asks for the usage text.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
+// printUsage prints the usage text to w; exit status 0.
+func printUsage(w io.Writer) int {
+	fmt.Fprint(w, usage)
+	return 0
+}
+
+// checkFocus refuses a -focus that is not a regular expression, which
+// Ginkgo would otherwise find in every family after the build.
+func checkFocus(focus string) error {
+	if _, err := regexp.Compile(focus); err != nil {
+		return fmt.Errorf("-focus %q is not a regular expression: %v", focus, err)
+	}
+	return nil
+}
+
+// checkAmbientFailpoints refuses a GO_FAILPOINTS in logjam's environment:
+// the cells set their own and would silently drop it. A malformed value
+// never gets here: package failpoints refuses it before main.
+func checkAmbientFailpoints() error {
+	if fps := failpoints.Ambient(); fps != nil {
+		return fmt.Errorf("GO_FAILPOINTS=%q would apply to no cell: each cell sets its own (accepted: unset; to inject into one child, run simrt by hand)", fps.Env())
+	}
+	return nil
+}

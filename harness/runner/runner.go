@@ -1,0 +1,42 @@
+// Package runner runs the chaos suites and renders their matrix: the
+// engine behind the logjam command (chaos, report, replay). The command
+// only wires os.Args, stdout and the exit status to Main.
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func fail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "logjam: "+format+"\n", args...)
+	return 2
+}
+
+// Main runs one logjam command line (without the program name), writing
+// its report to w, and returns the exit status.
+func Main(args []string, w io.Writer) int {
+	if len(args) == 0 {
+		return fail("%s | %s", chaosUsage, mergeUsage)
+	}
+	if isHelp(args[0]) {
+		return printUsage(w)
+	}
+	switch args[0] {
+	case "chaos":
+		return runChaos(args[1:], w)
+	case "report":
+		return reportCmd(args[1:], w)
+	case "replay":
+		return replayCmd(args[1:], w)
+	}
+	return fail("unknown command %q (accepted: chaos, report, replay, -h)", args[0])
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}

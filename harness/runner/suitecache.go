@@ -1,0 +1,231 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// keepEntries is how many built source states the cache keeps besides
+// the ones in use.
+const keepEntries = 3
+
+// buildSuites compiles every suite's test binary and the child once per
+// state of the sources, into the user's cache (so shards run one after
+// another, or a rerun, build once), and links each suite binary into its
+// package folder, where Ginkgo runs a compiled suite. The entry is held
+// with a shared lock until cleanup, so that no other run evicts it while
+// it is in use; cleanup also removes the links.
+func buildSuites(ctx context.Context, root string, fams []string) (bins map[string]string, cleanup func(), cached bool, err error) {
+	bins = map[string]string{}
+	var held *os.File
+	cleanup = func() {
+		for _, f := range fams {
+			if b := bins[f]; b != "" {
+				os.Remove(b)
+			}
+		}
+		if held != nil {
+			held.Close() // releases the lock
+		}
+	}
+	key, err := sourceKey(root)
+	if err != nil {
+		return nil, cleanup, false, err
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	base = filepath.Join(base, "logjam")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return nil, cleanup, false, err
+	}
+	dir := filepath.Join(base, "suites-"+key)
+	if held, err = lockEntry(dir, syscall.LOCK_SH); err != nil {
+		return nil, cleanup, false, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "simrt")); err == nil {
+		cached = true
+	} else if err := buildInto(ctx, root, base, dir, fams); err != nil {
+		return nil, cleanup, false, err
+	}
+	evict(base, dir)
+	bins["simrt"] = filepath.Join(dir, "simrt")
+	for _, f := range fams {
+		link := filepath.Join(root, "suites", f, fmt.Sprintf(".%s-%d.test", f, os.Getpid()))
+		if err := os.Symlink(filepath.Join(dir, f+".test"), link); err != nil {
+			return nil, cleanup, cached, err
+		}
+		bins[f] = link
+	}
+	return bins, cleanup, cached, nil
+}
+
+// lockEntry takes a lock on a cache entry's lock file (entry.lock, never
+// removed, so every run locks the same file) and marks the entry used now.
+func lockEntry(entry string, how int) (*os.File, error) {
+	f, err := os.OpenFile(entry+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	now := time.Now()
+	_ = os.Chtimes(f.Name(), now, now)
+	return f, nil
+}
+
+// evict removes the entries beyond the keepEntries most recently used,
+// except any that a run holds (their lock cannot be taken exclusively).
+func evict(base, current string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "suites-*"))
+	type entry struct {
+		dir  string
+		used time.Time
+	}
+	var es []entry
+	for _, dir := range dirs {
+		if strings.HasSuffix(dir, ".lock") || dir == current {
+			continue
+		}
+		st, err := os.Stat(dir + ".lock")
+		if err != nil {
+			st, err = os.Stat(dir)
+		}
+		if err == nil {
+			es = append(es, entry{dir, st.ModTime()})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return b.used.Compare(a.used) })
+	for i, e := range es {
+		if i < keepEntries-1 {
+			continue
+		}
+		f, err := lockEntry(e.dir, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != nil {
+			continue // in use
+		}
+		os.RemoveAll(e.dir)
+		f.Close()
+	}
+	// Builds that were killed leave their scratch folders.
+	builds, _ := filepath.Glob(filepath.Join(base, "build-*"))
+	for _, b := range builds {
+		if st, err := os.Stat(b); err == nil && time.Since(st.ModTime()) > time.Hour {
+			os.RemoveAll(b)
+		}
+	}
+}
+
+// buildInto builds into a fresh folder and renames it to dir when complete
+// (a cache entry is whole or absent).
+func buildInto(ctx context.Context, root, base, dir string, fams []string) error {
+	tmp, err := os.MkdirTemp(base, "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	// Without DWARF the links take a third less CPU; stacks keep their
+	// names and lines.
+	tests := []string{"test", "-c", "-ldflags=-s -w", "-o", tmp + string(filepath.Separator)}
+	for _, f := range fams {
+		tests = append(tests, "./suites/"+f)
+	}
+	for _, args := range [][]string{tests, {"build", "-o", filepath.Join(tmp, "simrt"), "./cmd/simrt"}} {
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = root
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		if out, err := cmd.CombinedOutput(); err != nil {
+			if ctx.Err() != nil {
+				return errors.New("interrupted while building the suites")
+			}
+			return fmt.Errorf("go %s: %v\n%s", strings.Join(args[:2], " "), err, out)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another run with the same sources finished first.
+		if _, statErr := os.Stat(filepath.Join(dir, "simrt")); statErr != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sourceKey hashes what the binaries are built from: the module's Go
+// build inputs (sources, go.mod, go.sum; every file once a //go:embed
+// appears), outside .git, reports and other dot folders, and the
+// toolchain's settings. Docs and scripts do not force a rebuild.
+func sourceKey(root string) (string, error) {
+	h := sha256.New()
+	var others []string
+	embeds := false
+	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env: %v", err)
+	}
+	h.Write(env)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || p == filepath.Join(root, "reports")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasSuffix(name, ".test") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(name, ".go") && bytes.Contains(b, []byte("//go:embed")) {
+			embeds = true
+		}
+		if !buildInput(name) {
+			others = append(others, p)
+			return nil
+		}
+		fmt.Fprintf(h, "%s %d\n", strings.TrimPrefix(p, root), len(b))
+		h.Write(b)
+		return nil
+	})
+	if err == nil && embeds { // an embedded file can be anything: hash them all
+		for _, p := range others {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "%s %d\n", strings.TrimPrefix(p, root), len(b))
+			h.Write(b)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20], err
+}
+
+// buildInput says whether go build reads a file of this name.
+func buildInput(name string) bool {
+	switch filepath.Ext(name) {
+	case ".go", ".s", ".c", ".h", ".cc", ".cpp", ".hh", ".hpp", ".syso":
+		return true
+	}
+	return name == "go.mod" || name == "go.sum"
+}

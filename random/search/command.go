@@ -1,0 +1,202 @@
+package search
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"logjam/internal/config"
+	"logjam/scenario/schedule"
+)
+
+// randomFlags are logjam chaos's random-schedule flags.
+type randomFlags struct {
+	runs    int
+	seed    uint64
+	policy  string
+	family  string
+	procs   int
+	replay  string
+	shrink  int
+	replays int
+}
+
+const randomUsage = "usage: logjam chaos -random N [-seed S] [-policy P[,P...]] [-family sink|lazyinit] [-j N] [-shrink-runs N] [-replays K] [-profile P] | logjam chaos -replay SCHEDULE"
+
+// IsCommand reports whether logjam chaos's arguments ask for random
+// schedules (-random, -replay) rather than the suites.
+func IsCommand(args []string) bool {
+	for _, a := range args {
+		name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
+		if strings.HasPrefix(a, "-") && (name == "random" || name == "replay") {
+			return true
+		}
+	}
+	return false
+}
+
+// addRandomFlags registers them on the chaos flag set.
+func addRandomFlags(fs *flag.FlagSet) *randomFlags {
+	r := &randomFlags{}
+	fs.IntVar(&r.runs, "random", 0, "play N random fault schedules instead of the suites")
+	fs.Uint64Var(&r.seed, "seed", 1, "with -random: the first run's seed (run i has seed+i)")
+	fs.StringVar(&r.policy, "policy", "", "with -random: only these policies ("+strings.Join(schedule.SinkPolicies, ", ")+") or lazy-init variants ("+strings.Join(schedule.LazyVariants, ", ")+"), comma-separated")
+	fs.StringVar(&r.family, "family", "", "with -random: only this family ("+strings.Join(schedule.Families, ", ")+")")
+	fs.IntVar(&r.procs, "j", 2, "with -random: children at a time")
+	fs.StringVar(&r.replay, "replay", "", "play exactly this schedule (as -random prints it) and print its verdict")
+	fs.IntVar(&r.shrink, "shrink-runs", 60, "with -random: child runs the shrinking of each failure class may spend (0: no shrinking)")
+	fs.IntVar(&r.replays, "replays", 0, "with -random: replay each of the first 100 failures this many times and print the agreement")
+	return r
+}
+
+func (r *randomFlags) filter() schedule.Filter {
+	f := schedule.Filter{Family: r.family}
+	if r.policy != "" {
+		f.Policies = strings.Split(r.policy, ",")
+	}
+	return f
+}
+
+func (r *randomFlags) active() bool { return r.runs > 0 || r.replay != "" }
+
+// checkRandomFlags refuses bad values before anything runs.
+func (r *randomFlags) check(set map[string]bool) error {
+	if set["random"] && r.runs <= 0 {
+		return fmt.Errorf("-random %d: want a positive number of runs", r.runs)
+	}
+	if !r.active() {
+		for _, n := range []string{"seed", "policy", "family", "j", "shrink-runs", "replays"} {
+			if set[n] {
+				return fmt.Errorf("-%s goes with -random", n)
+			}
+		}
+		return nil
+	}
+	if r.runs > 0 && r.replay != "" {
+		return fmt.Errorf("-random and -replay do not go together")
+	}
+	if err := r.filter().Check(); err != nil {
+		return err
+	}
+	if r.procs < 1 || r.procs > 64 {
+		return fmt.Errorf("-j %d (accepted: 1 to 64)", r.procs)
+	}
+	if r.shrink < 0 {
+		return fmt.Errorf("-shrink-runs %d: want 0 or more", r.shrink)
+	}
+	if r.replays < 0 || r.replays > 100 {
+		return fmt.Errorf("-replays %d (accepted: 0 to 100)", r.replays)
+	}
+	if r.replay != "" {
+		if _, err := schedule.Decode(r.replay); err != nil {
+			return fmt.Errorf("-replay: %v", err)
+		}
+	}
+	return nil
+}
+
+// randomChaos runs logjam chaos -random or -replay: it checks every flag,
+// builds the child once, plays the schedules and prints the table. It
+// exits 1 when a run of logjam or fixed failed (a finding), else 0.
+func Command(args []string, w io.Writer) int {
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	profile := fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml (its deadline scale and grace)")
+	r := addRandomFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return fail("chaos: %v (%s)", err, randomUsage)
+	}
+	if fs.NArg() > 0 {
+		return fail("chaos: unexpected argument %q (%s)", fs.Arg(0), randomUsage)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := r.check(set); err != nil {
+		return fail("chaos: %v (%s)", err, randomUsage)
+	}
+	wd, _ := os.Getwd()
+	cfgPath, err := config.Find(wd)
+	if err != nil {
+		return fail("%v", err)
+	}
+	prof, err := config.Load(cfgPath, *profile)
+	if err != nil {
+		return fail("%v", err)
+	}
+	root := filepath.Dir(cfgPath)
+	tmp, err := os.MkdirTemp("", "logjam-random-*")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "simrt")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/simrt")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fail("building the child: %v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	run := Runner{Bin: bin, Profile: prof}
+	if r.replay != "" {
+		s, _ := schedule.Decode(r.replay)
+		out, err := run.Run(ctx, s)
+		if err != nil {
+			return fail("%v", err)
+		}
+		fmt.Fprintf(w, "%s: %s (%s)\n", Class(s, out.Observed, out.Cycle), out.Observed, out.Reason)
+		if out.Cycle != "" {
+			fmt.Fprintf(w, "cycle: %s\n", out.Cycle)
+		}
+		fmt.Fprintf(w, "child: %s\n", out.Command)
+		if out.Observed != "OK" {
+			return 1
+		}
+		return 0
+	}
+	f := r.filter()
+	fmt.Fprintf(w, "logjam chaos -random %d -seed %d", r.runs, r.seed)
+	if f.Family != "" {
+		fmt.Fprintf(w, " -family %s", f.Family)
+	}
+	if r.policy != "" {
+		fmt.Fprintf(w, " -policy %s", r.policy)
+	}
+	fmt.Fprintf(w, " (profile %s, %s mode)\n", prof.Name, prof.Mode)
+	results, err := run.Search(ctx, r.seed, r.runs, r.procs, f, nil)
+	if err != nil {
+		return fail("%v", err)
+	}
+	PrintTable(w, results)
+	PrintFailures(ctx, w, run, results, f, r.shrink)
+	if r.replays > 0 {
+		if _, _, err := run.ReplayAgreement(ctx, w, results, r.replays, 100, r.procs); err != nil {
+			return fail("%v", err)
+		}
+	}
+	for _, res := range results {
+		if res.Failed() && res.Schedule.Policy == "logjam" || res.Failed() && res.Schedule.Policy == "fixed" {
+			return 1
+		}
+	}
+	return 0
+}
+
+func fail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "logjam: "+format+"\n", args...)
+	return 2
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}

@@ -1,0 +1,166 @@
+// Package search runs random fault schedules (package schedule) the way the
+// matrix runs a cell: one child under the watchdog, fd 2 and signals
+// arranged by the parent, the verdict from the ledger. It searches (N runs
+// from a seed), replays, and shrinks a failure with rapid into the smallest
+// schedule that fails the same way.
+package search
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"logjam/harness/cell"
+	"logjam/internal/config"
+	"logjam/scenario/schedule"
+	"logjam/verdict"
+)
+
+// Deadline is one random run's deadline before scaling, beyond the
+// schedule's own slowness (a slow sys.stderr): a random run that does not
+// hang ends well under a second (the longest stall is 400 ms).
+const Deadline = 10 * time.Second
+
+// Runner runs schedules with one child binary and one profile.
+type Runner struct {
+	Bin     string
+	Profile config.Profile
+}
+
+// Run plays one schedule and returns the cell outcome. A reported cycle
+// is a HANG at once whatever the profile's mode: a random search cannot
+// wait out every deadline, and the cycle is the child's own observation.
+func (r Runner) Run(ctx context.Context, s schedule.Schedule) (*cell.Outcome, error) {
+	return cell.Run(ctx, r.Bin, Spec(s), r.Prof())
+}
+
+// Spec is the cell that plays schedule s.
+func Spec(s schedule.Schedule) cell.Spec {
+	return cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(), Stderr: s.Buffering, Deadline: Deadline + s.Slowness()}
+}
+
+// Prof is the profile random runs use: the runner's, in fast mode.
+func (r Runner) Prof() config.Profile {
+	prof := r.Profile
+	prof.Mode = "fast"
+	return prof
+}
+
+// SeedOf is the seed of run i of a search from seed: consecutive, so that
+// `-random 1 -seed SeedOf(seed, i)` replays run i alone.
+func SeedOf(seed uint64, i int) uint64 { return seed + uint64(i) }
+
+// Draw is the schedule of one run seed.
+func Draw(seed uint64, f schedule.Filter) schedule.Schedule {
+	return schedule.Gen(f).Example(int(seed & (1<<62 - 1)))
+}
+
+// Result is one random run.
+type Result struct {
+	Index    int
+	Seed     uint64
+	Schedule schedule.Schedule
+	Verdict  verdict.Verdict
+	Class    string
+	Reason   string
+	Cycle    string
+	Ms       int64
+}
+
+// Failed reports whether the ledger found anything.
+func (r Result) Failed() bool { return r.Verdict != verdict.OK }
+
+// Search plays n schedules drawn from seed, procs at a time, and returns
+// them in run order. onResult, if set, sees each result as it comes.
+func (r Runner) Search(ctx context.Context, seed uint64, n, procs int, f schedule.Filter, onResult func(Result)) ([]Result, error) {
+	results := make([]Result, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for w := 0; w < max(1, procs); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res, err := r.one(ctx, i, SeedOf(seed, i), f)
+				results[i], errs[i] = res, err
+				if err == nil && onResult != nil {
+					mu.Lock()
+					onResult(res)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return results, err
+		}
+	}
+	return results, ctx.Err()
+}
+
+func (r Runner) one(ctx context.Context, i int, seed uint64, f schedule.Filter) (Result, error) {
+	s := Draw(seed, f)
+	out, err := r.Run(ctx, s)
+	if err != nil {
+		return Result{}, fmt.Errorf("run %d (seed %d): %w", i, seed, err)
+	}
+	res := Result{Index: i, Seed: seed, Schedule: s, Verdict: out.Observed, Reason: out.Reason, Cycle: out.Cycle, Ms: out.Ms}
+	res.Class = Class(s, out.Observed, out.Cycle)
+	return res, nil
+}
+
+// Class names a failure the way the matrix does: the policy (or the
+// lazy-init variant) and the verdict, with what makes it one of the
+// matrix's known classes (what the reported cycle waits for, the
+// platform, how the run ended).
+func Class(s schedule.Schedule, v verdict.Verdict, cycle string) string {
+	if s.Lazy != nil {
+		return "lazyinit/" + s.Policy + " " + string(v)
+	}
+	c := s.Policy + " " + string(v)
+	k := s.Sink
+	var why []string
+	switch v {
+	case verdict.Hang:
+		switch {
+		case strings.Contains(cycle, "room on fd 2"):
+			why = append(why, "pipe")
+		case strings.Contains(cycle, "the GIL") && strings.Contains(cycle, "workspace lock"):
+			why = append(why, "gil+backend-lock")
+		case cycle == "":
+			why = append(why, "no cycle")
+		}
+		if s.Platform == "macos" {
+			why = append(why, "macos")
+		}
+	case verdict.Lost:
+		if k.Abort != nil {
+			a := "abort"
+			if k.Abort.Fatal {
+				a = "fatal"
+			}
+			if k.FD2.StallMs > 0 {
+				a = "stall+" + a
+			}
+			why = append(why, a)
+		}
+	case verdict.Crash:
+		if k.Daemons > 0 {
+			why = append(why, "daemons")
+		}
+	}
+	if len(why) > 0 {
+		c += " (" + strings.Join(why, ",") + ")"
+	}
+	return c
+}

@@ -1,0 +1,499 @@
+// Package schedule is a random fault schedule: one value, drawn from a seed
+// by pgregory.net/rapid generators (gen.go), that says which faults the
+// child plays, where and how big. It is plain data (JSON, and base64 of the
+// JSON on a command line): the child (simrt -scenario R) plays it, the
+// parent arranges fd 2 and signals from it, and the ledger judges the run
+// as it judges any matrix cell. docs/CONTRACT.md says which schedules lie
+// inside logjam's promise; the generator draws only those.
+package schedule
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"logjam/failpoints"
+	"logjam/internal/axes"
+)
+
+// The families a schedule belongs to.
+const (
+	FamilySink     = "sink"     // the log path: fd 2, sys.stderr, threads, signals, aborts, exit
+	FamilyLazyInit = "lazyinit" // the lazy device initialization
+)
+
+// Families lists them.
+var Families = []string{FamilySink, FamilyLazyInit}
+
+// Schedule is one random run.
+type Schedule struct {
+	Family string `json:"family"`
+	// Policy is the log sink policy (sink) or the lazy-init variant.
+	Policy   string `json:"policy"`
+	Platform string `json:"platform"`
+	Python   string `json:"python"`
+	// Buffering is how Python opened sys.stderr: "" (buffered) or
+	// "unbuffered" (python -u, PYTHONUNBUFFERED=1).
+	Buffering string `json:"buffering,omitempty"`
+	Sink      *Sink  `json:"sink,omitempty"`
+	Lazy      *Lazy  `json:"lazy,omitempty"`
+}
+
+// Sink is a script against the log path.
+type Sink struct {
+	FD2    FD2    `json:"fd2"`
+	Stderr Stderr `json:"stderr"`
+	// SigintIgnored: the child starts with SIGINT ignored (`cmd &`).
+	SigintIgnored bool `json:"sigint_ignored,omitempty"`
+	// Sigint is a real SIGINT from the parent: "" none; SigintLine after
+	// line SigintAt of the main thread's first call; SigintBlocked when the
+	// main thread is the first to block on a stalled fd 2 (a pipe).
+	Sigint   string `json:"sigint,omitempty"`
+	SigintAt int    `json:"sigint_at,omitempty"`
+	// Threads are the Python threads; Threads[0] is the main thread.
+	Threads []Thread `json:"threads"`
+	// Abort ends the main thread's last call.
+	Abort *Abort `json:"abort,omitempty"`
+	// Outside: lines a destructor logs outside any call, GIL held, after
+	// the threads are joined.
+	Outside int `json:"outside,omitempty"`
+	// Daemons: daemon threads that log through calls while the interpreter
+	// exits.
+	Daemons int `json:"daemons,omitempty"`
+}
+
+// The fd-2 kinds.
+const (
+	FD2File      = "file"      // a temporary file
+	FD2Pipe      = "pipe"      // a pipe the parent drains
+	FD2PTY       = "pty"       // a pty the parent reads
+	FD2IPyKernel = "ipykernel" // an in-child pipe drained by a forwarder that needs the GIL; sys.stderr its OutStream
+	FD2Wurlitzer = "wurlitzer" // the same, sys.stderr left alone
+)
+
+// FD2 is what the child's fd 2 is.
+type FD2 struct {
+	Kind string `json:"kind"`
+	// Capacity of the pipe in bytes (pipe, ipykernel, wurlitzer).
+	Capacity int `json:"capacity,omitempty"`
+	// Chunk is the forwarder's read size (ipykernel, wurlitzer).
+	Chunk int `json:"chunk,omitempty"`
+	// StallMs (pipe, pty): the parent's reader starts stalled; it reads
+	// again StallMs after a thread first blocks on fd 2, or at once when
+	// the schedule's abort comes first (0: no stall). The stall's end is
+	// an event of the run, never a time since the start.
+	StallMs int `json:"stall_ms,omitempty"`
+}
+
+// The sys.stderr kinds.
+const (
+	StderrOriginal   = "original"
+	StderrCaptured   = "captured"   // StringIO
+	StderrSlow       = "slow"       // StringIO whose write sleeps DelayMs, GIL released
+	StderrOSError    = "oserror"    // StringIO whose write raises OSError from its K-th call on
+	StderrInterrupt  = "interrupt"  // StringIO whose K-th write raises KeyboardInterrupt (How: before, half)
+	StderrSignalWait = "signalwait" // StringIO whose write waits for a SIGINT; a counting handler; the parent sends one
+)
+
+// Stderr is what sys.stderr is.
+type Stderr struct {
+	Kind    string `json:"kind"`
+	K       int    `json:"k,omitempty"`
+	How     string `json:"how,omitempty"`
+	DelayMs int    `json:"delay_ms,omitempty"`
+}
+
+// Replaced reports whether sys.stderr is not sys.__stderr__.
+func (s *Sink) Replaced() bool {
+	return s.Stderr.Kind != StderrOriginal || s.FD2.Kind == FD2IPyKernel
+}
+
+// The SIGINT moments.
+const (
+	SigintLine    = "line"
+	SigintBlocked = "blocked-write"
+)
+
+// Thread is one Python thread's calls.
+type Thread struct {
+	Calls []Call `json:"calls"`
+}
+
+// Call is one binding call: holding its backend's lock, the delegate logs
+// Lines lines of Size message bytes.
+type Call struct {
+	// Backend: 0 or 1; threads that share a backend share its lock.
+	Backend int    `json:"backend"`
+	Lines   int    `json:"lines"`
+	Size    int    `json:"size"`
+	Level   string `json:"level"` // I or E
+	// Invalid: an invalid UTF-8 byte (0xff) at this byte of each message
+	// (0: none; 1-based).
+	Invalid int `json:"invalid,omitempty"`
+	// CJK: the message is three-byte characters after a one-byte prefix
+	// (so the logger's 255-byte cut and the 1024-byte cut of appended
+	// Error lines can fall inside a character).
+	CJK bool `json:"cjk,omitempty"`
+	// WaitFor is a seeded switch point: holding the backend lock, before
+	// logging, the thread waits until thread WaitFor-1 waits for something
+	// or has ended (0: none).
+	WaitFor int `json:"wait_for,omitempty"`
+	// Yield: after the call the eval loop hands the GIL over.
+	Yield bool `json:"yield,omitempty"`
+	// Fails: the call raises RuntimeError with a native message of
+	// FailChars three-byte characters (the 127-byte cut falls inside one
+	// or not) after its Error lines (appended up to 1024 bytes).
+	Fails     bool `json:"fails,omitempty"`
+	FailChars int  `json:"fail_chars,omitempty"`
+}
+
+// Abort ends the main thread's last call: when fd 2 is a stalled pipe or
+// pty, the stall ends there and the delegate works on until fd 2 is
+// drained; then it logs After lines, then a Fatal line (the runtime
+// aborts) or, without Fatal, calls abort() itself.
+type Abort struct {
+	Fatal bool `json:"fatal,omitempty"`
+	After int  `json:"after"`
+}
+
+// Lazy is a script against one lazy-init backend.
+type Lazy struct {
+	Backend string `json:"backend"`
+	// Race: first, the L3 race (thread A passes the fast-path checks and
+	// pauses before the lock; B initializes and drains).
+	Race bool `json:"race,omitempty"`
+	// Ops are the main thread's calls, in order; an init() always follows.
+	Ops []string `json:"ops"`
+}
+
+// The lazy-init operations.
+const (
+	OpCall      = "call"          // _lazy_call(cb)
+	OpCallRNG   = "call-set-rng"  // _lazy_call(lambda: set_rng_state(s)): the callback re-enters
+	OpCallSeed  = "call-seed"     // _lazy_call(lambda: manual_seed(42)): the callback re-enters
+	OpInit      = "init"          // init()
+	OpGetRNG    = "get-rng-state" // get_rng_state(): initializes lazily
+	lazyRaceCBs = 3               // the race: one queued before it, A's lambda, set_rng_state's callback
+)
+
+// Callbacks is how many callbacks the lazy script submits, each of which
+// must run once.
+func (l *Lazy) Callbacks() int {
+	n := 0
+	if l.Race {
+		n += lazyRaceCBs
+	}
+	for _, op := range l.Ops {
+		switch op {
+		case OpCall:
+			n++
+		case OpCallRNG, OpCallSeed:
+			n += 2
+		}
+	}
+	return n
+}
+
+// Encode is the schedule as one command-line word: base64 (URL alphabet,
+// no padding) of its compact JSON.
+func (s Schedule) Encode() string {
+	return base64.RawURLEncoding.EncodeToString(s.JSON())
+}
+
+// JSON is the schedule's compact JSON.
+func (s Schedule) JSON() []byte {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	return b
+}
+
+// Decode reads a schedule from Encode's form or from its JSON, and
+// validates it.
+func Decode(raw string) (Schedule, error) {
+	raw = strings.TrimSpace(raw)
+	var b []byte
+	if strings.HasPrefix(raw, "{") {
+		b = []byte(raw)
+	} else {
+		var err error
+		if b, err = base64.RawURLEncoding.DecodeString(raw); err != nil {
+			return Schedule{}, fmt.Errorf("schedule: neither JSON nor base64 of JSON: %v", err)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s Schedule
+	if err := dec.Decode(&s); err != nil {
+		return Schedule{}, fmt.Errorf("schedule: %v", err)
+	}
+	if err := s.Validate(); err != nil {
+		return Schedule{}, err
+	}
+	return s, nil
+}
+
+// Policies and variants a schedule may name (the matrix's own lists).
+var (
+	SinkPolicies = axes.Policies
+	LazyVariants = axes.LazyVariants
+	LazyBackends = []string{"cuda", "xpu", "mtia"}
+	Platforms    = []string{"linux", "macos"}
+	Pythons      = []string{"3.12", "3.13.7", "3.13.8", "3.14", "3.10"}
+	Bufferings   = []string{"", "unbuffered"}
+)
+
+// Validate checks the schedule's shape and bounds; a schedule that passes
+// can be played.
+func (s Schedule) Validate() error {
+	bad := func(format string, args ...any) error { return fmt.Errorf("schedule: "+format, args...) }
+	if !slices.Contains(Platforms, s.Platform) {
+		return bad("platform %q (accepted: %s)", s.Platform, strings.Join(Platforms, ", "))
+	}
+	if !slices.Contains(Pythons, s.Python) {
+		return bad("python %q (accepted: %s)", s.Python, strings.Join(Pythons, ", "))
+	}
+	if !slices.Contains(Bufferings, s.Buffering) {
+		return bad("buffering %q (accepted: unbuffered, or none for buffered)", s.Buffering)
+	}
+	switch s.Family {
+	case FamilySink:
+		if !slices.Contains(SinkPolicies, s.Policy) {
+			return bad("policy %q (accepted: %s)", s.Policy, strings.Join(SinkPolicies, ", "))
+		}
+		if s.Sink == nil || s.Lazy != nil {
+			return bad("a sink schedule has a sink part and no lazy part")
+		}
+		return s.Sink.validate()
+	case FamilyLazyInit:
+		if !slices.Contains(LazyVariants, s.Policy) {
+			return bad("variant %q (accepted: %s)", s.Policy, strings.Join(LazyVariants, ", "))
+		}
+		if s.Lazy == nil || s.Sink != nil {
+			return bad("a lazyinit schedule has a lazy part and no sink part")
+		}
+		return s.Lazy.validate()
+	}
+	return bad("family %q (accepted: %s)", s.Family, strings.Join(Families, ", "))
+}
+
+func (s *Sink) validate() error {
+	bad := func(format string, args ...any) error { return fmt.Errorf("schedule: "+format, args...) }
+	f := s.FD2
+	switch f.Kind {
+	case FD2File:
+	case FD2Pipe, FD2PTY:
+		if f.StallMs < 0 || f.StallMs > 2000 {
+			return bad("fd2 stall_ms %d (accepted: 0 to 2000)", f.StallMs)
+		}
+	case FD2IPyKernel, FD2Wurlitzer:
+		if f.Chunk < 1 || f.Chunk > 65536 {
+			return bad("fd2 chunk %d (accepted: 1 to 65536)", f.Chunk)
+		}
+	default:
+		return bad("fd2 kind %q (accepted: file, pipe, pty, ipykernel, wurlitzer)", f.Kind)
+	}
+	if f.Kind == FD2Pipe || f.Kind == FD2IPyKernel || f.Kind == FD2Wurlitzer {
+		if f.Capacity < 4096 || f.Capacity > 65536 || f.Capacity&(f.Capacity-1) != 0 {
+			return bad("fd2 capacity %d (accepted: a power of two from 4096 to 65536)", f.Capacity)
+		}
+	}
+	switch s.Stderr.Kind {
+	case StderrOriginal, StderrCaptured, StderrSignalWait:
+	case StderrSlow:
+		if s.Stderr.DelayMs < 1 || s.Stderr.DelayMs > 200 {
+			return bad("stderr delay_ms %d (accepted: 1 to 200)", s.Stderr.DelayMs)
+		}
+	case StderrOSError, StderrInterrupt:
+		if s.Stderr.K < 1 || s.Stderr.K > 100 {
+			return bad("stderr k %d (accepted: 1 to 100)", s.Stderr.K)
+		}
+		if s.Stderr.Kind == StderrInterrupt && s.Stderr.How != "before" && s.Stderr.How != "half" {
+			return bad("stderr how %q (accepted: before, half)", s.Stderr.How)
+		}
+	default:
+		return bad("stderr kind %q (accepted: original, captured, slow, oserror, interrupt, signalwait)", s.Stderr.Kind)
+	}
+	if s.Stderr.Kind != StderrOriginal && s.FD2.Kind == FD2IPyKernel {
+		return bad("with fd2 ipykernel, sys.stderr is the OutStream (stderr kind original)")
+	}
+	if len(s.Threads) < 1 || len(s.Threads) > 4 {
+		return bad("%d threads (accepted: 1 to 4)", len(s.Threads))
+	}
+	if len(s.Threads[0].Calls) < 1 {
+		return bad("the main thread makes at least one call")
+	}
+	for i, t := range s.Threads {
+		if len(t.Calls) > 4 {
+			return bad("thread %d: %d calls (accepted: up to 4)", i, len(t.Calls))
+		}
+		for j, c := range t.Calls {
+			if err := c.validate(len(s.Threads)); err != nil {
+				return bad("thread %d call %d: %v", i, j, err)
+			}
+		}
+	}
+	switch s.Sigint {
+	case "":
+	case SigintLine:
+		if s.SigintAt < 0 || s.SigintAt > s.Threads[0].Calls[0].Lines {
+			return bad("sigint_at %d (accepted: 0 to the lines of the main thread's first call)", s.SigintAt)
+		}
+	case SigintBlocked:
+		if s.FD2.Kind != FD2Pipe || s.FD2.StallMs == 0 {
+			return bad("sigint blocked-write needs fd2 a stalled pipe (stall_ms > 0)")
+		}
+	default:
+		return bad("sigint %q (accepted: line, blocked-write)", s.Sigint)
+	}
+	if s.Abort != nil && (s.Abort.After < 0 || s.Abort.After > 64) {
+		return bad("abort after %d (accepted: 0 to 64)", s.Abort.After)
+	}
+	if s.Outside < 0 || s.Outside > 512 {
+		return bad("outside %d (accepted: 0 to 512)", s.Outside)
+	}
+	if s.Daemons < 0 || s.Daemons > 4 {
+		return bad("daemons %d (accepted: 0 to 4)", s.Daemons)
+	}
+	return nil
+}
+
+func (c Call) validate(threads int) error {
+	switch {
+	case c.Backend < 0 || c.Backend > 1:
+		return fmt.Errorf("backend %d (accepted: 0, 1)", c.Backend)
+	case c.Lines < 0 || c.Lines > 1024:
+		return fmt.Errorf("lines %d (accepted: 0 to 1024)", c.Lines)
+	case c.Size < 1 || c.Size > 2048:
+		return fmt.Errorf("size %d (accepted: 1 to 2048)", c.Size)
+	case c.Level != "I" && c.Level != "E":
+		return fmt.Errorf("level %q (accepted: I, E)", c.Level)
+	case c.Invalid < 0 || c.Invalid > c.Size:
+		return fmt.Errorf("invalid %d (accepted: 0 to size)", c.Invalid)
+	case c.WaitFor < 0 || c.WaitFor > threads:
+		return fmt.Errorf("wait_for %d (accepted: 0 to %d)", c.WaitFor, threads)
+	case c.FailChars < 0 || c.FailChars > 64:
+		return fmt.Errorf("fail_chars %d (accepted: 0 to 64)", c.FailChars)
+	}
+	return nil
+}
+
+func (l *Lazy) validate() error {
+	if !slices.Contains(LazyBackends, l.Backend) {
+		return fmt.Errorf("schedule: lazy backend %q (accepted: %s)", l.Backend, strings.Join(LazyBackends, ", "))
+	}
+	if len(l.Ops) > 8 {
+		return fmt.Errorf("schedule: %d lazy ops (accepted: up to 8)", len(l.Ops))
+	}
+	for _, op := range l.Ops {
+		if !slices.Contains([]string{OpCall, OpCallRNG, OpCallSeed, OpInit, OpGetRNG}, op) {
+			return fmt.Errorf("schedule: lazy op %q (accepted: call, call-set-rng, call-seed, init, get-rng-state)", op)
+		}
+	}
+	return nil
+}
+
+// Failpoints is the GO_FAILPOINTS value the child runs with: the stream
+// faults of sys.stderr. Everything else the schedule drives in-process.
+func (s Schedule) Failpoints() failpoints.Set {
+	if s.Sink == nil {
+		return nil
+	}
+	st := s.Sink.Stderr
+	switch st.Kind {
+	case StderrSlow:
+		return failpoints.Set{{Name: failpoints.StreamWriteDelay, Terms: fmt.Sprintf("return(%d)", st.DelayMs)}}
+	case StderrOSError:
+		return failpoints.Set{{Name: failpoints.StreamWriteOSError, Terms: nthThenOn(st.K, "return(true)")}}
+	case StderrInterrupt:
+		return failpoints.Set{{Name: failpoints.StreamWriteInterrupt, Terms: nthOnce(st.K, fmt.Sprintf("return(%q)", st.How))}}
+	}
+	return nil
+}
+
+// nthThenOn fires from the k-th evaluation on; nthOnce at the k-th only.
+func nthThenOn(k int, act string) string {
+	if k <= 1 {
+		return act
+	}
+	return fmt.Sprintf("%d*off->%s", k-1, act)
+}
+
+func nthOnce(k int, act string) string {
+	if k <= 1 {
+		return "1*" + act
+	}
+	return fmt.Sprintf("%d*off->1*%s", k-1, act)
+}
+
+// Faults counts what a schedule injects, for the shrink ratio: each thread
+// beyond the main one, each call, each fault, each daemon, each stalled or
+// captured fd 2 and replaced sys.stderr.
+func (s Schedule) Faults() int {
+	if s.Lazy != nil {
+		n := len(s.Lazy.Ops)
+		if s.Lazy.Race {
+			n++
+		}
+		return n
+	}
+	k := s.Sink
+	n := len(k.Threads) - 1 + k.Daemons
+	if k.FD2.Kind != FD2File {
+		n++
+	}
+	if k.FD2.StallMs > 0 {
+		n++
+	}
+	if k.Stderr.Kind != StderrOriginal {
+		n++
+	}
+	if k.SigintIgnored {
+		n++
+	}
+	if k.Sigint != "" {
+		n++
+	}
+	if k.Abort != nil {
+		n++
+	}
+	if k.Outside > 0 {
+		n++
+	}
+	for _, t := range k.Threads {
+		for _, c := range t.Calls {
+			n++
+			if c.Invalid > 0 {
+				n++
+			}
+			if c.WaitFor > 0 {
+				n++
+			}
+			if c.Fails {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Lines is how many lines the schedule's calls log (daemons aside).
+func (s Schedule) Lines() int {
+	if s.Sink == nil {
+		return 0
+	}
+	n := s.Sink.Outside
+	for _, t := range s.Sink.Threads {
+		for _, c := range t.Calls {
+			n += c.Lines
+		}
+	}
+	if s.Sink.Abort != nil {
+		n += s.Sink.Abort.After
+	}
+	return n
+}

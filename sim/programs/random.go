@@ -1,0 +1,255 @@
+package programs
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"logjam/scenario/schedule"
+	"logjam/sim"
+	"logjam/sim/lazyinit"
+	"logjam/telemetry"
+)
+
+// The random family: R plays a random fault schedule (package schedule)
+// given with -schedule; its contract is the schedule's. Interleavings come
+// from barriers on the wait-for graph and the GIL's FIFO handoff, never
+// from sleeps.
+func init() { play(&Program{ID: "R", Run: playSchedule}) }
+
+func playSchedule(e *Env) *sim.PyErr {
+	s, err := schedule.Decode(e.Schedule)
+	must(err)
+	if want, got := s.Failpoints().Env(), os.Getenv("GO_FAILPOINTS"); want != got {
+		panic(fmt.Sprintf("the schedule runs with GO_FAILPOINTS=%q, not %q", want, got))
+	}
+	if s.Lazy != nil {
+		return playLazy(e, s.Policy, s.Lazy)
+	}
+	return (&sinkPlayer{e: e, s: s.Sink}).play()
+}
+
+type sinkPlayer struct {
+	e        *Env
+	s        *schedule.Sink
+	threads  []*sim.Thread
+	backends [2]*sim.Backend
+	// stallEnded: the stall of fd 2 has been ended (by a blocked write or
+	// the abort), once.
+	stallEnded atomic.Bool
+	// exiting: the script is done and the interpreter exits; a Ctrl-C then
+	// has no caller to reach (the contract's edge), so none is sent.
+	exiting atomic.Bool
+}
+
+func (p *sinkPlayer) play() *sim.PyErr {
+	e, k := p.e, p.s
+	rt, in, main := e.RT, e.RT.In, e.Main
+	var capture *sim.FD2Capture
+	if k.FD2.Kind == schedule.FD2IPyKernel || k.FD2.Kind == schedule.FD2Wurlitzer {
+		style := sim.IPyKernel
+		if k.FD2.Kind == schedule.FD2Wurlitzer {
+			style = sim.Wurlitzer
+		}
+		style.Chunk, style.Capacity = k.FD2.Chunk, k.FD2.Capacity
+		capture = captureFD2(e, style)
+	}
+	switch k.Stderr.Kind {
+	case schedule.StderrOriginal:
+	case schedule.StderrSignalWait:
+		in.Signals.Install(sim.HandlerCounting)
+		in.SetStderr(in.NewSignalWaitStream("StringIO"))
+		go func() {
+			// Whichever thread first waits in the stream's write gets the
+			// SIGINT that ends the wait for all of them.
+			t := rt.G.WaitUntilAnyWaits(sim.SignalArrival{})
+			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "a SIGINT", Then: "SIGINT"})
+			askSIGINT(e)
+		}()
+	default: // the faults are the schedule's GO_FAILPOINTS
+		in.SetStderr(sim.NewMemStream("StringIO"))
+	}
+	if k.FD2.StallMs > 0 {
+		// The reader started stalled; the first thread that blocks on fd 2
+		// ends the stall StallMs later (the first pause mark only
+		// schedules the resume), unless the abort ended it first.
+		go func() {
+			t := rt.G.WaitUntilAnyWaits(rt.FD2.Room())
+			if !p.stallEnded.CompareAndSwap(false, true) {
+				return
+			}
+			sigint := k.Sigint == schedule.SigintBlocked && t == main && !p.exiting.Load()
+			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT: %v; read again %d ms later", sigint, k.FD2.StallMs)})
+			if sigint {
+				askSIGINT(e)
+			}
+			pauseFD2(e, time.Duration(k.FD2.StallMs)*time.Millisecond)
+		}()
+	}
+
+	p.backends = [2]*sim.Backend{rt.NewBackend("xnnpack"), rt.NewBackend("vulkan")}
+	p.threads = []*sim.Thread{main}
+	for i := 1; i < len(k.Threads); i++ {
+		i := i
+		t := in.Start(fmt.Sprintf("T%d", i), false, func(t *sim.Thread) *sim.PyErr {
+			p.calls(t, i)
+			return nil
+		})
+		p.threads = append(p.threads, t)
+		// Queued for the GIL in the order made: the FIFO handoff decides
+		// who runs next, not the Go scheduler.
+		in.G.WaitUntil(func() bool { return slices.Contains(in.GIL.WaitersLocked(), t) })
+	}
+	p.calls(main, 0)
+	for _, t := range p.threads[1:] {
+		main.Join(t)
+		p.evalCheck(main, "in join") // a Ctrl-C another thread's write let through
+	}
+	for i := 0; i < k.Outside; i++ {
+		// A destructor, outside any call, GIL held.
+		rt.Log(main, sim.Info, "module.cpp", 58, "%s", sim.Filler(i, lineMsg128))
+	}
+	if capture != nil {
+		must(capture.Close(main))
+	}
+	var exc *sim.PyErr
+	if k.Daemons > 0 {
+		exc = daemonsLogAtExit(e, k.Daemons, false, false)
+	}
+	p.exiting.Store(true)
+	return exc
+}
+
+// calls runs thread i's calls; the main thread's last call carries the
+// schedule's abort, its first the SIGINT after a line.
+func (p *sinkPlayer) calls(t *sim.Thread, i int) {
+	calls := p.s.Threads[i].Calls
+	for j, c := range calls {
+		p.e.call(t, "execute", func() *sim.NativeError {
+			return p.body(t, c, i == 0 && j == 0, i == 0 && j == len(calls)-1)
+		})
+		// The script's next bytecode: a Ctrl-C still pending (the call
+		// raised something else first) raises there.
+		p.evalCheck(t, "after execute")
+		if c.Yield {
+			// The eval loop's switch between two calls.
+			t.ReleaseGIL()
+			t.AcquireGIL()
+		}
+	}
+}
+
+func (p *sinkPlayer) body(t *sim.Thread, c schedule.Call, first, last bool) *sim.NativeError {
+	e, k, rt := p.e, p.s, p.e.RT
+	be := p.backends[c.Backend]
+	be.L.Acquire(t)
+	if c.WaitFor > 0 {
+		// The seeded switch point: the other thread runs up to its next wait.
+		rt.G.WaitUntilIdle(p.threads[c.WaitFor-1])
+	}
+	lvl := sim.Level(c.Level[0])
+	sigintAt := -1
+	if first && k.Sigint == schedule.SigintLine {
+		sigintAt = k.SigintAt
+	}
+	for n := 0; n <= c.Lines; n++ {
+		if n == sigintAt {
+			p.sigint(t)
+		}
+		if n < c.Lines {
+			rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 211, message(c, n))
+		}
+	}
+	if last && k.Abort != nil {
+		if k.FD2.StallMs > 0 {
+			// The stall ends here if no blocked write ended it; the
+			// delegate works on until the parent has read everything.
+			if p.stallEnded.CompareAndSwap(false, true) {
+				pauseFD2(e, 0)
+			}
+			rt.WaitDrained(t)
+		}
+		for n := 0; n < k.Abort.After; n++ {
+			rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 230, message(c, c.Lines+n))
+		}
+		if k.Abort.Fatal {
+			rt.Log(t, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d lines", c.Lines+k.Abort.After)
+		}
+		rt.Abort("the delegate called abort() (no fatal line)")
+	}
+	be.L.Release(t)
+	if c.Fails {
+		return &sim.NativeError{Type: "RuntimeError", Msg: []byte("Execution failed: " + strings.Repeat("错", c.FailChars))}
+	}
+	return nil
+}
+
+// evalCheck is the eval loop between two statements: the main thread runs
+// a pending SIGINT's handler, and the script catches the KeyboardInterrupt.
+func (p *sinkPlayer) evalCheck(t *sim.Thread, where string) {
+	if exc := p.e.RT.In.Signals.Check(t); exc != nil {
+		p.e.RT.Tel.Emit(telemetry.Exception{Thread: t.Name, Call: "the eval loop " + where, Type: exc.Type, Text: exc.Msg})
+		p.e.RT.In.Print(fmt.Sprintf("%s: caught %s (%s)", t.Name, exc.Type, where))
+	}
+}
+
+// sigint asks the parent for a real SIGINT and, as I1 does, works on
+// until the interpreter has seen it; a child that started with SIGINT
+// ignored never sees it and does not wait.
+func (p *sinkPlayer) sigint(t *sim.Thread) {
+	sig := p.e.RT.In.Signals
+	if sig.Kind() == sim.HandlerNone {
+		askSIGINT(p.e)
+		return
+	}
+	seen := sig.Trips()
+	askSIGINT(p.e)
+	sig.WaitTrips(t, seen+1)
+}
+
+// message is line n of a call: ASCII filler or three-byte characters after
+// a one-byte prefix, with an invalid byte where the schedule puts one.
+func message(c schedule.Call, n int) []byte {
+	var b []byte
+	if c.CJK {
+		b = []byte(fmt.Sprintf("%d ", n) + strings.Repeat("错", c.Size/3+1))[:c.Size]
+	} else {
+		b = []byte(sim.Filler(n, c.Size))
+	}
+	if c.Invalid > 0 && c.Invalid <= len(b) {
+		b[c.Invalid-1] = 0xff
+	}
+	return b
+}
+
+// playLazy plays a lazy-init script on one machine: the race first (if
+// any), then the main thread's operations, then init() so that every
+// queued callback has its chance to run.
+func playLazy(e *Env, variant string, l *schedule.Lazy) *sim.PyErr {
+	e.Variant, e.Backend = variant, l.Backend
+	m, t := e.lazyMachine(), e.Main
+	if l.Race {
+		forcedRace(e, m)
+	}
+	for i, op := range l.Ops {
+		switch op {
+		case schedule.OpCall:
+			m.LazyCall(t, m.NewCallback(fmt.Sprintf("op %d: lambda: record()", i), nil), lazyinit.Plain)
+		case schedule.OpCallRNG:
+			s := int64(100 + i)
+			m.LazyCall(t, m.NewCallback(fmt.Sprintf("op %d: lambda: set_rng_state(%d)", i, s), func(t *sim.Thread) { m.SetRNGState(t, s) }), lazyinit.Plain)
+		case schedule.OpCallSeed:
+			m.LazyCall(t, m.NewCallback(fmt.Sprintf("op %d: lambda: manual_seed(42)", i), func(t *sim.Thread) { m.ManualSeed(t, 42) }), lazyinit.Plain)
+		case schedule.OpInit:
+			m.Init(t)
+		case schedule.OpGetRNG:
+			m.GetRNGState(t)
+		}
+	}
+	m.Init(t)
+	e.lazyReport(m)
+	return nil
+}
