@@ -42,6 +42,9 @@ const (
 	LostCallback Verdict = "LOSTCALLBACK"
 	// Misrouted: sys.stderr was replaced and lines bypassed it.
 	Misrouted Verdict = "MISROUTED"
+	// Reordered: per thread, lines reached a stream out of the order they
+	// were logged, or repeated where no failed write explains it.
+	Reordered Verdict = "REORDERED"
 	// OK: none of the above.
 	OK Verdict = "OK"
 )
@@ -50,7 +53,7 @@ const (
 // applies wins. The watchdog decides up to Completed from how the child
 // ended; after that, the ledger's checks run in this order.
 var Precedence = []Verdict{Hang, Interrupted, NotRun, Error, Crash, Failed, NoMarker, Completed,
-	BadEsc, Lost, LostInt, DoubleInt, LostCallback, Misrouted, OK}
+	BadEsc, Lost, LostInt, DoubleInt, LostCallback, Misrouted, Reordered, OK}
 
 // Rank is v's place in Precedence (len(Precedence) for an unknown word).
 func Rank(v Verdict) int {

@@ -1,7 +1,7 @@
 // Package ledger reconciles what a child logged with what reached a stream
 // and gives one verdict: Judge runs one check per verdict, in the order of
 // verdict.Precedence (BADESC, LOST, LOSTINT, DOUBLEINT, LOSTCALLBACK,
-// MISROUTED), on a telemetry.Transcript and the real fd-2 bytes, never on an
+// MISROUTED, REORDERED), on a telemetry.Transcript and the real fd-2 bytes, never on an
 // expected verdict. It imports nothing of the simulated runtime: a real
 // CPython run that writes the same telemetry is judged the same way.
 //

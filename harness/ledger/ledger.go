@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ type Evidence struct {
 	Delivered  int      `json:"lines_delivered"`
 	Missing    []string `json:"missing,omitempty"`
 	Misrouted  []string `json:"misrouted,omitempty"`
+	Reordered  []string `json:"reordered,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
 	Exceptions []string `json:"exceptions,omitempty"`
 	Detail     string   `json:"detail,omitempty"`
@@ -58,6 +60,7 @@ var checks = []check{
 	{verdict.DoubleInt, doubleInt},
 	{verdict.LostCallback, lostCallback},
 	{verdict.Misrouted, misrouted},
+	{verdict.Reordered, reordered},
 }
 
 // run is one judgement's observations.
@@ -314,36 +317,126 @@ func clip(b []byte) string {
 	return s
 }
 
-// OutOfOrder reports, for each thread, lines whose first occurrence on fd 2
-// comes before that of a line the same thread logged earlier ("lines arrive
-// complete and in order"; "fd 2 must show the context, then the fatal
-// line"). Lines fd 2 never got are Judge's business (LOST), and repeats
-// after a fallback are allowed: only first occurrences count. At most five
+// OutOfOrder is REORDERED's rule (docs/CONTRACT.md, "Order"): per thread,
+// in each stream (fd 2, each in-memory stream), the first complete
+// occurrence of a line comes after the first occurrences of the lines the
+// same thread logged before it. A line that occurs again (a repeat) is
+// allowed only when a write failed or was interrupted in the run (a stream's
+// write raised, a write(2) gave up on EINTR, sys.stderr's buffer kept what
+// an interrupted flush did not write, a failed flush resent its lines to
+// fd 2): the resend repeats what the failed write had already moved. Lines
+// a stream never got are LOST's business, not this rule's. At most five
 // problems are listed.
 func OutOfOrder(tr *telemetry.Transcript, fd2 []byte) []string {
-	byThread := map[string][]telemetry.Line{}
-	var threads []string
-	for _, l := range tr.Lines {
-		if _, seen := byThread[l.Thread]; !seen {
-			threads = append(threads, l.Thread)
-		}
-		byThread[l.Thread] = append(byThread[l.Thread], l)
-	}
 	var bad []string
-	for _, th := range threads {
-		ls := byThread[th]
-		sort.Slice(ls, func(i, j int) bool { return ls[i].Seq < ls[j].Seq })
-		last, lastSeq := -1, 0
-		for _, l := range ls {
-			at := bytes.Index(fd2, l.B)
-			if at < 0 {
+	add := func(s string) {
+		if len(bad) < 5 {
+			bad = append(bad, s)
+		}
+	}
+	repeatsAllowed := failedWrite(tr)
+	streams := []struct {
+		name  string
+		lines []string
+		key   func(telemetry.Line) string
+	}{{"fd 2", lineList(fd2), func(l telemetry.Line) string { return string(l.B) }}}
+	for _, cp := range tr.Captures {
+		streams = append(streams, struct {
+			name  string
+			lines []string
+			key   func(telemetry.Line) string
+		}{cp.Stream, lineList([]byte(cp.Text)), func(l telemetry.Line) string { return pytext.DecodeEscaped(l.B) }})
+	}
+	for _, st := range streams {
+		// Each logged line's place in its thread's order; a text logged
+		// twice by one thread takes its places in turn.
+		type logged struct {
+			thread string
+			seqs   []int // the sequence numbers with this text, in order
+		}
+		byText := map[string]*logged{}
+		for _, l := range sortedLines(tr.Lines) {
+			k := st.key(l)
+			if byText[k] == nil {
+				byText[k] = &logged{thread: l.Thread}
+			}
+			byText[k].seqs = append(byText[k].seqs, l.Seq)
+		}
+		used := map[string]int{}    // occurrences of each text so far
+		lastSeq := map[string]int{} // per thread: the newest line seen first so far
+		lastAt := map[string]int{}  // and its place in the stream
+		for at, text := range st.lines {
+			lg := byText[text]
+			if lg == nil {
+				continue // a note, a forwarder's own line: not a logged line
+			}
+			n := used[text]
+			used[text]++
+			if n >= len(lg.seqs) {
+				if !repeatsAllowed {
+					add(fmt.Sprintf("%s: %s: line #%d again at line %d, with no failed or interrupted write to resend it", st.name, lg.thread, lg.seqs[len(lg.seqs)-1], at+1))
+				}
 				continue
 			}
-			if at < last && len(bad) < 5 {
-				bad = append(bad, fmt.Sprintf("%s: line #%d at byte %d, before #%d at byte %d", th, l.Seq, at, lastSeq, last))
+			seq := lg.seqs[n]
+			if prev, ok := lastSeq[lg.thread]; ok && seq < prev {
+				add(fmt.Sprintf("%s: %s: line #%d at line %d, after #%d at line %d", st.name, lg.thread, seq, at+1, prev, lastAt[lg.thread]+1))
+				continue
 			}
-			last, lastSeq = at, l.Seq
+			lastSeq[lg.thread], lastAt[lg.thread] = seq, at
 		}
 	}
 	return bad
+}
+
+// reordered: OutOfOrder found a line out of its thread's order, or a repeat
+// no failed write explains.
+func reordered(r *run) (string, bool) {
+	bad := OutOfOrder(r.tr, r.fd2)
+	if len(bad) == 0 {
+		return "", false
+	}
+	r.ev.Reordered = bad
+	return "lines reached a stream out of the order their thread logged them", true
+}
+
+// failedWrite: the run shows a write that failed or was interrupted, after
+// which the contract allows a resend to repeat lines.
+func failedWrite(tr *telemetry.Transcript) bool {
+	for _, cp := range tr.Captures {
+		for _, a := range cp.Attempts {
+			if a.Raised != "" {
+				return true
+			}
+		}
+	}
+	if len(telemetry.All[telemetry.WriteInterrupted](tr.Events)) > 0 || len(telemetry.All[telemetry.Retained](tr.Events)) > 0 {
+		return true
+	}
+	for _, fb := range telemetry.All[telemetry.Fallback](tr.Events) {
+		if strings.HasPrefix(fb.Why, "flush raised") || strings.Contains(fb.Why, ": flush raised") {
+			return true
+		}
+	}
+	return false
+}
+
+// lineList is b's complete lines, in order (a line cut short is not one).
+func lineList(b []byte) []string {
+	var ls []string
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		ls = append(ls, string(b[:i+1]))
+		b = b[i+1:]
+	}
+	return ls
+}
+
+func sortedLines(ls []telemetry.Line) []telemetry.Line {
+	out := slices.Clone(ls)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
 }

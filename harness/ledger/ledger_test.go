@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"logjam/scenario"
@@ -165,12 +167,58 @@ func TestFatalPathLinesAreNotMisrouted(t *testing.T) {
 	}
 }
 
-func TestOutOfOrderComparesFirstOccurrencesPerThread(t *testing.T) {
-	events := []telemetry.Event{line(1, "E ctx 1\n", false), line(2, "E ctx 2\n", false), line(3, "F fatal\n", false)}
-	if bad := OutOfOrder(telemetry.Decode(events), []byte("E ctx 1\nE ctx 2\nE ctx 1\nF fatal\n")); len(bad) != 0 {
-		t.Fatalf("a repeat after a fallback is allowed: %v", bad)
+func threadLine(seq int, thread, text string) telemetry.Event {
+	return ev(telemetry.Line{Seq: seq, Thread: thread, B: []byte(text)})
+}
+
+// The order rule: per thread and per stream, first occurrences in the
+// order logged; a repeat only after a failed or interrupted write.
+func TestOrderIsPerThreadAndPerStream(t *testing.T) {
+	ctx := []telemetry.Event{line(1, "E ctx 1\n", false), line(2, "E ctx 2\n", false), line(3, "F fatal\n", false)}
+	cases := []struct {
+		name   string
+		events []telemetry.Event
+		fd2    string
+		want   verdict.Verdict
+	}{
+		{"in order", ctx, "E ctx 1\nE ctx 2\nF fatal\n", verdict.OK},
+		{"the line at hand before its kept backlog", ctx, "E ctx 2\nE ctx 1\nF fatal\n", verdict.Reordered},
+		{"context after the fatal line", ctx, "E ctx 2\nF fatal\nE ctx 1\n", verdict.Reordered},
+		{"a repeat with no failed write", ctx, "E ctx 1\nE ctx 2\nE ctx 1\nF fatal\n", verdict.Reordered},
+		{"a repeat after a failed flush resent its lines", append(slices.Clone(ctx), ev(telemetry.Fallback{Thread: "MainThread", Lines: 2, Why: "flush raised KeyboardInterrupt"})),
+			"E ctx 1\nE ctx 2\nE ctx 1\nE ctx 2\nF fatal\n", verdict.OK},
+		{"a repeat after an interrupted write(2)", append(slices.Clone(ctx), ev(telemetry.WriteInterrupted{Thread: "MainThread", Written: 3, Lost: 5})),
+			"E ctx 1\nE ctx 1\nE ctx 2\nF fatal\n", verdict.OK},
+		{"a repeat allowed is still ordered by first occurrences", append(slices.Clone(ctx), ev(telemetry.Retained{Bytes: 8})),
+			"E ctx 2\nE ctx 1\nE ctx 2\nF fatal\n", verdict.Reordered},
+		{"threads interleave freely", []telemetry.Event{threadLine(1, "A", "I a1\n"), threadLine(2, "B", "I b1\n"), threadLine(3, "A", "I a2\n"), threadLine(4, "B", "I b2\n")},
+			"I b1\nI b2\nI a1\nI a2\n", verdict.OK},
+		{"one thread out of order among others", []telemetry.Event{threadLine(1, "A", "I a1\n"), threadLine(2, "B", "I b1\n"), threadLine(3, "A", "I a2\n")},
+			"I a2\nI b1\nI a1\n", verdict.Reordered},
+		{"a catch-up's rotation is not a repeat (the note is not a logged line)", ctx,
+			"executorch: 0 lines (0 bytes) left out\nE ctx 1\nE ctx 2\nF fatal\n", verdict.OK},
 	}
-	if bad := OutOfOrder(telemetry.Decode(events), []byte("E ctx 2\nF fatal\nE ctx 1\n")); len(bad) == 0 {
-		t.Fatal("context after the fatal line must be reported")
+	for _, tc := range cases {
+		if j := judgeEv(scenario.Contract{}, tc.events, []byte(tc.fd2)); j.Verdict != tc.want {
+			t.Errorf("%s: got %s %v, want %s", tc.name, j.Verdict, j.Evidence.Reordered, tc.want)
+		}
+	}
+}
+
+// Each in-memory stream is judged on its own, with the line's escaped text;
+// a line on fd 2 and in sys.stderr (a fallback) is in order in each.
+func TestOrderInACapturedStream(t *testing.T) {
+	events := []telemetry.Event{line(1, "E one \xff\n", true), line(2, "E two\n", true)}
+	c := scenario.Contract{Replaced: true}
+	if j := judgeEv(c, append(slices.Clone(events), captured("E one \\xff\nE two\n")), nil); j.Verdict != verdict.OK {
+		t.Fatalf("in order: got %s %+v", j.Verdict, j.Evidence)
+	}
+	j := judgeEv(c, append(slices.Clone(events), captured("E two\nE one \\xff\n")), nil)
+	if j.Verdict != verdict.Reordered || len(j.Evidence.Reordered) != 1 || !strings.Contains(j.Evidence.Reordered[0], "StringIO") {
+		t.Fatalf("out of order in sys.stderr: got %s %+v, want REORDERED naming the stream", j.Verdict, j.Evidence)
+	}
+	// LOST outranks it: a line missing is judged first.
+	if j := judgeEv(c, append(slices.Clone(events), captured("E two\n")), nil); j.Verdict != verdict.Lost {
+		t.Fatalf("missing: got %s", j.Verdict)
 	}
 }

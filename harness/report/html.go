@@ -102,7 +102,7 @@ var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
 // verdictColours is the legend: each verdict's background.
 var verdictColours = []struct{ Name, Colour string }{
 	{"OK", "#d7f0d4"}, {"HANG", "#f4c7c3"}, {"CRASH", "#e3c8f0"}, {"BADESC", "#fbe3b5"}, {"LOST", "#ffd9a8"},
-	{"LOSTINT", "#fff0a8"}, {"DOUBLEINT", "#f0e6a0"}, {"LOSTCALLBACK", "#c8e0f0"}, {"MISROUTED", "#d0d8f8"},
+	{"LOSTINT", "#fff0a8"}, {"DOUBLEINT", "#f0e6a0"}, {"LOSTCALLBACK", "#c8e0f0"}, {"MISROUTED", "#d0d8f8"}, {"REORDERED", "#f8d0e8"},
 	{"FAILED", "#d9d9d9"}, {"NOMARKER", "#e6e6e6"}, {"INTERRUPTED", "#cccccc"}, {"ERROR", "#b0b0b0"}, {"FLAKY", "#ffb347"},
 }
 
