@@ -51,7 +51,7 @@ func addRandomFlags(fs *flag.FlagSet) *randomFlags {
 	fs.StringVar(&r.family, "family", "", "with -random: only this family ("+strings.Join(schedule.Families, ", ")+")")
 	fs.IntVar(&r.procs, "j", 2, "with -random: children at a time")
 	fs.StringVar(&r.replay, "replay", "", "play exactly this schedule (as -random prints it) and print its verdict")
-	fs.IntVar(&r.shrink, "shrink-runs", 60, "with -random: child runs the shrinking of each failure class may spend (0: no shrinking)")
+	fs.IntVar(&r.shrink, "shrink-runs", 60, "with -random: child runs the shrinking of each failure cause may spend (0: no shrinking)")
 	fs.IntVar(&r.replays, "replays", 0, "with -random: replay each of the first 100 failures this many times and print the agreement")
 	return r
 }
@@ -175,7 +175,7 @@ func Command(args []string, w io.Writer) int {
 		return fail("%v", err)
 	}
 	PrintTable(w, results)
-	PrintFailures(ctx, w, run, results, f, r.shrink)
+	PrintFailures(ctx, w, run, results, f, r.shrink, r.procs)
 	if r.replays > 0 {
 		if _, _, err := run.ReplayAgreement(ctx, w, results, r.replays, 100, r.procs); err != nil {
 			return fail("%v", err)

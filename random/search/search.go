@@ -1,8 +1,8 @@
 // Package search runs random fault schedules (package schedule) the way the
 // matrix runs a cell: one child under the watchdog, fd 2 and signals
 // arranged by the parent, the verdict from the ledger. It searches (N runs
-// from a seed), replays, and shrinks a failure with rapid into the smallest
-// schedule that fails the same way.
+// from a seed), replays, groups failures by cause and shrinks each into a
+// 1-minimal schedule that fails the same way.
 package search
 
 import (
@@ -64,9 +64,11 @@ type Result struct {
 	Schedule schedule.Schedule
 	Verdict  verdict.Verdict
 	Class    string
-	Reason   string
-	Cycle    string
-	Ms       int64
+	// Cause is the failure's evidence route (Cause), "" for a pass.
+	Cause  string
+	Reason string
+	Cycle  string
+	Ms     int64
 }
 
 // Failed reports whether the ledger found anything.
@@ -116,6 +118,7 @@ func (r Runner) one(ctx context.Context, i int, seed uint64, f schedule.Filter) 
 	}
 	res := Result{Index: i, Seed: seed, Schedule: s, Verdict: out.Observed, Reason: out.Reason, Cycle: out.Cycle, Ms: out.Ms}
 	res.Class = Class(s, out.Observed, out.Cycle)
+	res.Cause = Cause(s, out)
 	return res, nil
 }
 

@@ -1,39 +1,12 @@
 package search
 
 import (
+	"context"
 	"testing"
-
-	"pgregory.net/rapid"
 
 	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
-
-// Shrinking replays run seed inside rapid.Check: its first case must be
-// the very schedule the search drew for that seed.
-func TestRapidsFirstCaseIsTheSearchsSchedule(t *testing.T) {
-	f := schedule.Filter{}
-	for _, seed := range []uint64{1, 2, 17, 123456, 900001} {
-		if err := setRapidFlags(seed); err != nil {
-			t.Fatal(err)
-		}
-		var first string
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			rapid.Check(&quietTB{}, func(rt *rapid.T) {
-				s := schedule.Gen(f).Draw(rt, "schedule")
-				if first == "" {
-					first = string(s.JSON())
-				}
-			})
-		}()
-		<-done
-		if want := string(Draw(seed, f).JSON()); first != want {
-			t.Errorf("seed %d: rapid drew %s, the search %s", seed, first, want)
-		}
-	}
-}
 
 func TestClassNamesTheKnownFailures(t *testing.T) {
 	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "pystderr", Platform: "linux",
@@ -47,5 +20,65 @@ func TestClassNamesTheKnownFailures(t *testing.T) {
 	s.Platform = "macos"
 	if c := Class(s, verdict.Hang, "thread M waits for room on fd 2 (a pipe)"); c != "pystderr HANG (pipe,macos)" {
 		t.Errorf("got %q", c)
+	}
+}
+
+// A fake failure (fd 2 a pipe or a pty, an invalid byte in some call, at
+// least 10 lines in all) shrinks to a 1-minimal schedule that still fails,
+// inside the contract, the same way twice.
+func TestShrinkIsOneMinimalAndDeterministic(t *testing.T) {
+	fails := func(s schedule.Schedule) bool {
+		if s.Sink == nil || s.Sink.FD2.Kind != schedule.FD2Pipe && s.Sink.FD2.Kind != schedule.FD2PTY || s.Lines() < 10 {
+			return false
+		}
+		for _, th := range s.Sink.Threads {
+			for _, c := range th.Calls {
+				if c.Invalid > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	play := func(_ context.Context, s schedule.Schedule) (string, error) {
+		if fails(s) {
+			return "the bug", nil
+		}
+		return "", nil
+	}
+	shrunk := 0
+	for seed := uint64(1); seed < 400 && shrunk < 20; seed++ {
+		s := Draw(seed, schedule.Filter{Family: schedule.FamilySink})
+		if !fails(s) {
+			continue
+		}
+		shrunk++
+		a, err := shrink(context.Background(), s, "the bug", 10000, play)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := shrink(context.Background(), s, "the bug", 10000, play)
+		switch {
+		case !a.Minimal:
+			t.Errorf("seed %d: not 1-minimal after %d runs", seed, a.Runs)
+		case !fails(a.Schedule):
+			t.Errorf("seed %d: the shrunk schedule passes: %s", seed, a.Schedule.JSON())
+		case a.Schedule.InContract() != nil:
+			t.Errorf("seed %d: %v", seed, a.Schedule.InContract())
+		case string(a.Schedule.JSON()) != string(b.Schedule.JSON()) || a.Runs != b.Runs:
+			t.Errorf("seed %d: two shrinks differ:\n%s (%d runs)\n%s (%d runs)", seed, a.Schedule.JSON(), a.Runs, b.Schedule.JSON(), b.Runs)
+		case a.Schedule.Lines() != 10:
+			t.Errorf("seed %d: %d lines: %s", seed, a.Schedule.Lines(), a.Schedule.JSON())
+		}
+		for _, c := range Candidates(a.Schedule) {
+			if fails(c) && string(c.JSON()) != string(a.Schedule.JSON()) {
+				t.Errorf("seed %d: a single removal still fails: %s", seed, c.JSON())
+				break
+			}
+		}
+		t.Logf("seed %d: faults %d -> %d, %d runs", seed, s.Faults(), a.Schedule.Faults(), a.Runs)
+	}
+	if shrunk < 5 {
+		t.Fatalf("only %d schedules drawn fail the fake bug", shrunk)
 	}
 }

@@ -54,7 +54,40 @@ func TestDrawnSchedulesStayInsideTheContract(t *testing.T) {
 		if k.Daemons > 0 && (k.Stderr.Kind == StderrSlow || k.Stderr.Kind == StderrSignalWait) {
 			t.Fatalf("a daemon frozen in a write that released the GIL: %s", s.JSON())
 		}
+		if err := s.InContract(); err != nil {
+			t.Fatalf("%v: %s", err, s.JSON())
+		}
 	})
+}
+
+// InContract refuses each edge the generator stays inside.
+func TestInContractRefusesTheEdges(t *testing.T) {
+	base := func() Schedule {
+		return Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+			Sink: &Sink{FD2: FD2{Kind: FD2File}, Stderr: Stderr{Kind: StderrOriginal}, Threads: []Thread{{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}}}}}
+	}
+	if err := base().InContract(); err != nil {
+		t.Fatalf("the base schedule: %v", err)
+	}
+	for name, change := range map[string]func(k *Sink){
+		"abort with two threads": func(k *Sink) { k.Abort = &Abort{Fatal: true}; k.Threads = append(k.Threads, Thread{}) },
+		"abort on a forwarder": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true}
+			k.FD2 = FD2{Kind: FD2Wurlitzer, Capacity: 4096, Chunk: 1}
+		},
+		"foreign abort, captured":       func(k *Sink) { k.Abort = &Abort{}; k.Stderr.Kind = StderrCaptured },
+		"foreign abort, stall, no line": func(k *Sink) { k.Abort = &Abort{}; k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, StallMs: 200} },
+		"abort with daemons":            func(k *Sink) { k.Abort = &Abort{Fatal: true}; k.Daemons = 1 },
+		"two Ctrl-C sources":            func(k *Sink) { k.Stderr = Stderr{Kind: StderrInterrupt, K: 1, How: "before"}; k.Sigint = SigintLine },
+		"half, then outside":            func(k *Sink) { k.Stderr = Stderr{Kind: StderrInterrupt, K: 1, How: "half"}; k.Outside = 1 },
+		"daemons, slow stream":          func(k *Sink) { k.Stderr = Stderr{Kind: StderrSlow, DelayMs: 1}; k.Daemons = 1 },
+	} {
+		s := base()
+		change(s.Sink)
+		if err := s.InContract(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }
 
 func TestTheSameSeedDrawsTheSameSchedule(t *testing.T) {

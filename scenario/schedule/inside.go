@@ -1,0 +1,60 @@
+package schedule
+
+import "fmt"
+
+// InContract reports why a valid schedule lies outside logjam's contract
+// (docs/CONTRACT.md), or nil: the rules Gen draws by, as one predicate, so
+// that a shrinker (or a hand-written row) cannot step outside it. Validate
+// says whether a schedule can be played; InContract whether logjam must
+// pass it.
+func (s Schedule) InContract() error {
+	if s.Sink == nil {
+		return nil
+	}
+	k := s.Sink
+	out := func(format string, args ...any) error {
+		return fmt.Errorf("schedule outside the contract: "+format, args...)
+	}
+	if k.Abort != nil {
+		switch {
+		case len(k.Threads) != 1:
+			return out("an abort with %d threads (the aborting thread is the only one)", len(k.Threads))
+		case k.FD2.Kind != FD2File && k.FD2.Kind != FD2Pipe && k.FD2.Kind != FD2PTY:
+			return out("an abort with fd 2 %s (a forwarder's pipe gets only what fits)", k.FD2.Kind)
+		case !k.Abort.Fatal && k.Stderr.Kind != StderrOriginal:
+			return out("a foreign abort with sys.stderr replaced (what it holds dies)")
+		case k.Stderr.Kind != StderrOriginal && len(k.Threads[0].Calls) != 1:
+			return out("an abort with sys.stderr replaced after earlier calls (their lines die with it)")
+		case k.Sigint == SigintBlocked:
+			return out("an abort with a blocked-write SIGINT")
+		case !k.Abort.Fatal && k.FD2.StallMs > 0 && k.Abort.After < 1:
+			return out("a foreign abort after a stall with no line once fd 2 has room")
+		case k.Outside > 0 || k.Daemons > 0:
+			return out("an abort with lines outside a call or daemons (the run never reaches them)")
+		}
+	}
+	if (k.Stderr.Kind == StderrInterrupt || k.Stderr.Kind == StderrSignalWait) && k.Sigint != "" {
+		return out("two Ctrl-C sources")
+	}
+	if k.Stderr.Kind == StderrInterrupt && k.Stderr.How == "half" {
+		if len(k.Threads) != 1 || len(k.Threads[0].Calls) != 1 || k.Outside > 0 || k.Daemons > 0 {
+			return out("a stream that raises after half its text, then more writes")
+		}
+	}
+	if k.Daemons > 0 && (k.Stderr.Kind == StderrSlow || k.Stderr.Kind == StderrSignalWait) {
+		return out("daemons frozen inside a stream's write that released the GIL")
+	}
+	if k.FD2.Kind == FD2PTY || k.FD2.Kind == FD2Pipe {
+		if k.FD2.StallMs != 0 && k.FD2.StallMs != 200 && k.FD2.StallMs != 400 {
+			return out("a stall of %d ms (the contract's stalls last 200 or 400 ms)", k.FD2.StallMs)
+		}
+	}
+	for i, t := range k.Threads {
+		for j, c := range t.Calls {
+			if c.WaitFor == i+1 {
+				return out("thread %d call %d waits for itself", i, j)
+			}
+		}
+	}
+	return nil
+}
