@@ -12,8 +12,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"logjam/harness/report"
 	"logjam/internal/config"
 )
 
@@ -38,14 +37,7 @@ func fail(format string, args ...any) int {
 	return 2
 }
 
-// cell is the part of a reports/matrix.json row the table needs.
-type cell struct {
-	Name     string `json:"name"`
-	Family   string `json:"family"`
-	Expected string `json:"expected"`
-	Observed string `json:"observed"`
-	Repeat   int    `json:"repeat"`
-}
+type cell = report.Cell
 
 const use = "usage: go run ./stress [-n N] [-load L] [-profile P] [-focus REGEXP] [-out DIR]"
 
@@ -110,8 +102,7 @@ func run(args []string, w io.Writer) int {
 	fmt.Fprintf(w, "stress: logjam %s, with %d loader(s) on %d CPU(s)\n", strings.Join(cargs, " "), *load, runtime.NumCPU())
 	start := time.Now()
 	cmd := exec.Command(logjam, cargs...)
-	var said bytes.Buffer
-	cmd.Dir, cmd.Stdout, cmd.Stderr = root, io.MultiWriter(w, &said), os.Stderr
+	cmd.Dir, cmd.Stdout, cmd.Stderr = root, w, os.Stderr
 	runErr := cmd.Run()
 	stopLoaders(loaders)
 	loaders = nil
@@ -124,7 +115,6 @@ func run(args []string, w io.Writer) int {
 		return fail("logjam exited %d (%v) and left no matrix: %v", code, runErr, err)
 	}
 	rows, repeats := differing(cells)
-	problems := notCells(said.String())
 	tf, err := os.Create(filepath.Join(dir, "table.txt"))
 	if err != nil {
 		return fail("%v", err)
@@ -132,34 +122,16 @@ func run(args []string, w io.Writer) int {
 	defer tf.Close()
 	for _, dst := range []io.Writer{w, tf} {
 		printTable(dst, rows, repeats, len(byName(cells)), *load, time.Since(start))
-		if len(problems) > 0 {
-			fmt.Fprintf(dst, "\n%d spec(s) failed without a cell (a random run, a suite's setup):\n", len(problems))
-			for _, p := range problems {
-				fmt.Fprintln(dst, "  "+p)
-			}
-		}
 	}
 	switch {
 	case code == 130:
 		return 130
-	case len(rows) > 0 || len(problems) > 0:
+	case len(rows) > 0:
 		return 1
 	case code != 0:
 		return fail("logjam exited %d (%v)", code, runErr)
 	}
 	return 0
-}
-
-// notCells are logjam's "not a cell" lines: specs that failed without
-// carrying a cell (a random run, a suite's setup), one line each.
-func notCells(out string) []string {
-	var ps []string
-	for _, l := range strings.Split(out, "\n") {
-		if p, ok := strings.CutPrefix(l, "logjam: not a cell: "); ok {
-			ps = append(ps, p)
-		}
-	}
-	return ps
 }
 
 func startLoaders(n int) ([]*exec.Cmd, error) {
@@ -183,14 +155,7 @@ func stopLoaders(ls []*exec.Cmd) {
 	}
 }
 
-func readMatrix(path string) ([]cell, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var cells []cell
-	return cells, json.Unmarshal(raw, &cells)
-}
+func readMatrix(path string) ([]cell, error) { return report.ReadMatrix(path) }
 
 func byName(cells []cell) map[string][]cell {
 	m := map[string][]cell{}
@@ -200,16 +165,19 @@ func byName(cells []cell) map[string][]cell {
 	return m
 }
 
-// row is one cell that differed: its observations over the repeats.
+// row is one cell that differed: its outcomes over the repeats, and the
+// first failed check's line.
 type row struct {
 	family, name, expected string
-	seen                   map[string]int // verdict -> repeats
+	seen                   map[string]int // outcome -> repeats
 	missing                int            // repeats without this cell
+	failure                string
 }
 
-// differing lists every cell whose verdict ever differed, between repeats
-// or from its expected verdict, or that is missing from a repeat; and how
-// many repeats ran.
+// differing lists every cell whose outcome ever differed, between repeats
+// or from its expected one (its verdict, or another check of its spec
+// failed), or that is missing from a repeat, and every spec that failed
+// outside a cell; and how many repeats ran.
 func differing(cells []cell) ([]row, int) {
 	repeats := 0
 	for _, c := range cells {
@@ -217,12 +185,19 @@ func differing(cells []cell) ([]row, int) {
 	}
 	var rows []row
 	for _, cs := range byName(cells) {
-		r := row{family: cs[0].Family, name: cs[0].Name, expected: cs[0].Expected, seen: map[string]int{}}
+		r := row{family: cs[0].Family, name: cs[0].Name, expected: string(cs[0].Expected), seen: map[string]int{}}
+		bad := false
 		for _, c := range cs {
-			r.seen[c.Observed]++
+			r.seen[c.Outcome()]++
+			bad = bad || !c.AsExpected()
+			if r.failure == "" {
+				r.failure = c.FailureLine()
+			}
 		}
-		r.missing = repeats - len(cs)
-		if len(r.seen) > 1 || r.seen[r.expected] != len(cs) || r.missing > 0 {
+		if cs[0].Observed != report.SpecFail { // a failed spec's row exists only where it failed
+			r.missing = repeats - len(cs)
+		}
+		if len(r.seen) > 1 || bad || r.missing > 0 {
 			rows = append(rows, r)
 		}
 	}
@@ -236,7 +211,7 @@ func differing(cells []cell) ([]row, int) {
 }
 
 func printTable(w io.Writer, rows []row, repeats, cells, load int, took time.Duration) {
-	fmt.Fprintf(w, "\nstress: %d cells x %d repeats with %d loader(s) in %s: %d cell(s) whose verdict ever differed\n",
+	fmt.Fprintf(w, "\nstress: %d cells x %d repeats with %d loader(s) in %s: %d cell(s) whose outcome ever differed\n",
 		cells, repeats, load, took.Round(time.Second), len(rows))
 	if len(rows) == 0 {
 		return
@@ -252,5 +227,8 @@ func printTable(w io.Writer, rows []row, repeats, cells, load int, took time.Dur
 			obs = append(obs, fmt.Sprintf("missing x%d", r.missing))
 		}
 		fmt.Fprintf(w, "%-9s %-12s %-72s %s\n", r.family, r.expected, r.name, strings.Join(obs, ", "))
+		if r.failure != "" {
+			fmt.Fprintf(w, "%-9s %-12s failed check: %s\n", "", "", r.failure)
+		}
 	}
 }

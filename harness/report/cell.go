@@ -42,6 +42,12 @@ type Cell struct {
 	// the model that accepts a difference from it.
 	Real  map[string]verdict.Verdict `json:"real,omitempty"`
 	Limit string                     `json:"limit,omitempty"`
+	// Failure is the message of a check of the cell's spec that failed
+	// besides the verdict (the row's own assertion: line order, the
+	// cycle's names; a setup or cleanup of the spec): "" when every check
+	// passed. A spec that failed outside any cell is a row of its own
+	// (SpecRow) with its message here.
+	Failure string `json:"failure,omitempty"`
 }
 
 // Evidence is what a cell's verdict rests on.
@@ -53,8 +59,50 @@ type Evidence struct {
 }
 
 // AsExpected reports whether the observed verdict is the expected one (or
-// a named limit accepts the difference).
-func (c Cell) AsExpected() bool { return c.Observed == c.Expected || c.Limit != "" }
+// a named limit accepts the difference) and every other check of the
+// cell's spec passed.
+func (c Cell) AsExpected() bool { return c.VerdictMatches() && c.Failure == "" }
+
+// VerdictMatches reports whether the observed verdict is the expected one
+// (or a named limit accepts the difference), whatever the other checks.
+func (c Cell) VerdictMatches() bool { return c.Observed == c.Expected || c.Limit != "" }
+
+// The verdicts of a row that is a spec, not a cell (SpecRow): it was
+// expected to pass and failed.
+const (
+	SpecPass verdict.Verdict = "PASS"
+	SpecFail verdict.Verdict = "FAIL"
+)
+
+// SpecRow is the row of a spec that failed outside any cell (a random run,
+// a suite's setup, a suite that did not build or left no report): id is
+// its short label in the table, name what it is in full.
+func SpecRow(family, id, name, failure string) Cell {
+	if failure == "" {
+		failure = "failed without a message"
+	}
+	return Cell{ID: id, Name: name, Family: family, Scenario: id, Expected: SpecPass, Observed: SpecFail, Failure: failure}
+}
+
+// Outcome is the observed verdict, and "check failed" when the verdict
+// matched but another check of the spec did not.
+func (c Cell) Outcome() string {
+	if c.Failure != "" && c.Observed != SpecFail {
+		return string(c.Observed) + " (check failed)"
+	}
+	return string(c.Observed)
+}
+
+// FailureLine is Failure on one line (runs of white space, newlines
+// included, made one space: Gomega's message spans lines), cut at 300
+// bytes, for a table.
+func (c Cell) FailureLine() string {
+	l := strings.Join(strings.Fields(c.Failure), " ")
+	if len(l) > 300 {
+		l = l[:300] + "..."
+	}
+	return l
+}
 
 // RealText is the real column: "real 3.12.1 OK[, ...]" ("real OK" when
 // the cell's own version is the only one), with the limit that accepts a

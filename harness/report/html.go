@@ -23,6 +23,9 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 		Unexpected, Flaky bool
 		Runs              []runView
 		Cycle             string
+		// Check is the first line of the failed check of a run whose
+		// verdict matched (or of a spec outside any cell).
+		Check string
 	}
 	type rowView struct {
 		Label string
@@ -53,6 +56,9 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 					if cv.Cycle == "" {
 						cv.Cycle = c.Evidence.Cycle
 					}
+					if cv.Check == "" && c.Failure != "" {
+						cv.Check = c.FailureLine()
+					}
 				}
 				cv.Tip = fmt.Sprintf("%s\nexpected %s, observed %s", r.Name, r.Expected, r.Observations())
 				if rt := r.RealText(); rt != "" {
@@ -60,6 +66,9 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 				}
 				if cv.Cycle != "" {
 					cv.Tip += "\ncycle: " + cv.Cycle
+				}
+				if cv.Check != "" {
+					cv.Tip += "\nfailed check: " + cv.Check
 				}
 				if cv.Unexpected {
 					failing = append(failing, cv)
@@ -104,6 +113,7 @@ var verdictColours = []struct{ Name, Colour string }{
 	{"OK", "#d7f0d4"}, {"HANG", "#f4c7c3"}, {"CRASH", "#e3c8f0"}, {"BADESC", "#fbe3b5"}, {"LOST", "#ffd9a8"},
 	{"LOSTINT", "#fff0a8"}, {"DOUBLEINT", "#f0e6a0"}, {"LOSTCALLBACK", "#c8e0f0"}, {"MISROUTED", "#d0d8f8"}, {"REORDERED", "#f8d0e8"},
 	{"FAILED", "#d9d9d9"}, {"NOMARKER", "#e6e6e6"}, {"INTERRUPTED", "#cccccc"}, {"ERROR", "#b0b0b0"}, {"FLAKY", "#ffb347"},
+	{string(SpecPass), "#d7f0d4"}, {string(SpecFail), "#ff8080"},
 }
 
 var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
@@ -147,7 +157,7 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 <p class="legend">{{range .Verdicts}}<span class="v-{{lower .Name}}">{{.Name}}</span>{{end}}
 <span class="unexpected" style="outline:3px solid #c00">not as expected</span></p>
 {{if .Failing}}<h2>Not as expected ({{len .Failing}})</h2>
-<ul>{{range .Failing}}<li><a href="#{{anchor .Row.Name}}">{{.Row.Name}}</a>: expected {{.Row.Expected}}, observed {{.Row.Observations}}</li>
+<ul>{{range .Failing}}<li><a href="#{{anchor .Row.Name}}">{{.Row.Name}}</a>: expected {{.Row.Expected}}, observed {{.Row.Observations}}{{with .Check}}; failed check: {{.}}{{end}}</li>
 {{end}}</ul>{{end}}
 {{range .Families}}
 <section id="family-{{.Name}}">
@@ -156,13 +166,13 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 <thead><tr><th>id</th>{{range .Cols}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Grid}}<tr><th>{{.Label}}</th>{{range .Cells}}{{if .}}<td id="{{anchor .Row.Name}}" class="cell {{.Class}}{{if .Unexpected}} unexpected{{end}}" data-cell="{{.Row.Name}}" data-verdict="{{.Verdict}}" data-expected="{{.Row.Expected}}" title="{{.Tip}}">
-{{.Verdict}}{{if .Unexpected}} <span class="exp">(expected {{.Row.Expected}})</span>{{end}}
+{{.Verdict}}{{if .Unexpected}} <span class="exp">{{if .Check}}(check failed){{else}}(expected {{.Row.Expected}}){{end}}</span>{{end}}
 {{with .Row.RealText}}<div class="exp">{{.}}</div>{{end}}
 {{if .Flaky}}<div class="exp">{{.Row.Observations}}</div>{{end}}
 {{if .Cycle}}<details><summary>cycle</summary><pre>{{.Cycle}}</pre></details>{{end}}
-{{if .Unexpected}}<details><summary>evidence</summary>{{range .Runs}}{{if ne .Cell.Observed .Cell.Expected}}
-<p>repeat {{.Repeat}}: {{.Cell.Observed}}, {{.Cell.Ms}} ms{{if .Link}}; <a href="{{.Link}}">evidence bundle</a>{{end}}</p>
-<pre>{{.Reason}}</pre>{{end}}{{end}}
+{{if .Unexpected}}<details><summary>evidence</summary>{{range .Runs}}{{if not .Cell.AsExpected}}
+<p>repeat {{.Repeat}}: {{.Cell.Outcome}}, {{.Cell.Ms}} ms{{if .Link}}; <a href="{{.Link}}">evidence bundle</a>{{end}}</p>
+{{with .Cell.Failure}}<p>failed check:</p><pre class="failure">{{.}}</pre>{{end}}<pre>{{.Reason}}</pre>{{end}}{{end}}
 <p>rerun:</p><pre class="cmd">{{.Row.Rerun}}</pre></details>{{end}}
 </td>{{else}}<td class="none">-</td>{{end}}{{end}}</tr>
 {{end}}</tbody>

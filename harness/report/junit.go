@@ -44,6 +44,20 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 					tc.Status = "skipped"
 					tc.Skipped = &reporters.JUnitSkipped{Message: "not run: the run was interrupted before this cell started"}
 					s.Skipped++
+				case c.Failure != "" && (c.VerdictMatches() || c.Observed == SpecFail):
+					// The verdict matched (or there is none: a spec outside
+					// any cell) but a check of the spec failed.
+					what := "check failed"
+					if c.Observed == SpecFail {
+						what = "spec failed"
+					}
+					tc.Status = "failed"
+					tc.Failure = &reporters.JUnitFailure{
+						Message:     what + ": " + c.FailureLine(),
+						Type:        "check",
+						Description: evidenceText(c, r),
+					}
+					s.Failures++
 				case c.Observed == verdict.Error || c.Observed == verdict.Interrupted:
 					// The cell could not judge (a broken scenario promise, a
 					// run cut short): a JUnit error, not a failure.
@@ -85,7 +99,10 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 // cycle, the ledger, where the bundle is, and how to rerun the cell.
 func evidenceText(c Cell, r Repeated) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", c.Name, c.Expected, c.Observed)
+	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", c.Name, c.Expected, c.Outcome())
+	if c.Failure != "" {
+		fmt.Fprintf(&b, "failed check: %s\n", c.Failure)
+	}
 	if rt := c.RealText(); rt != "" {
 		fmt.Fprintf(&b, "%s\n", rt)
 	}
@@ -98,11 +115,15 @@ func evidenceText(c Cell, r Repeated) string {
 	if s := c.Evidence.Cycle; s != "" {
 		fmt.Fprintf(&b, "cycle: %s\n", s)
 	}
-	j, _ := json.Marshal(c.Evidence.Ledger)
-	fmt.Fprintf(&b, "ledger: %s\n", j)
+	if c.Observed != SpecFail {
+		j, _ := json.Marshal(c.Evidence.Ledger)
+		fmt.Fprintf(&b, "ledger: %s\n", j)
+	}
 	if c.Bundle != "" {
 		fmt.Fprintf(&b, "evidence bundle: %s\n", c.Bundle)
 	}
-	fmt.Fprintf(&b, "rerun this cell: %s\n", c.Rerun)
+	if c.Rerun != "" {
+		fmt.Fprintf(&b, "rerun this cell: %s\n", c.Rerun)
+	}
 	return b.String()
 }

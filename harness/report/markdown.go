@@ -24,11 +24,21 @@ func Markdown(run Run, fams []Family) []byte {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f |\n", f.Name, len(f.Rows), f.AsExpected, f.Not(), f.Flaky, f.Seconds)
 	}
 	if t.Not > 0 {
-		b.WriteString("\n### Not as expected\n\n| cell | expected | observed | rerun |\n| --- | --- | --- | --- |\n")
+		b.WriteString("\n### Not as expected\n\n| cell | expected | observed | failed check | rerun |\n| --- | --- | --- | --- | --- |\n")
 		for _, f := range fams {
 			for _, r := range f.Rows {
 				if !r.AsExpected() {
-					fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(r.Name), r.Expected, mdCell(r.Observations()), mdCode(r.Rerun))
+					check, rerun := "", ""
+					for _, c := range r.Unexpected() {
+						if c.Failure != "" {
+							check = mdCode(c.FailureLine())
+							break
+						}
+					}
+					if r.Rerun != "" {
+						rerun = mdCode(r.Rerun)
+					}
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCode(r.Family+": "+r.Name), r.Expected, mdCell(r.Observations()), check, rerun)
 				}
 			}
 		}
@@ -46,6 +56,8 @@ func Markdown(run Run, fams []Family) []byte {
 					b.WriteString(" - |")
 				case r.AsExpected():
 					fmt.Fprintf(&b, " %s%s |", r.Verdict(), mdReal(r.Cell))
+				case r.Verdict() == r.Expected || r.Verdict() == SpecFail:
+					fmt.Fprintf(&b, " **%s, check failed**%s |", r.Verdict(), mdReal(r.Cell))
 				default:
 					fmt.Fprintf(&b, " **%s** (expected %s)%s |", r.Verdict(), r.Expected, mdReal(r.Cell))
 				}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -27,48 +28,86 @@ func ReadMatrix(path string) (Matrix, error) {
 	return m, nil
 }
 
-// FromGinkgo collects the cells a Ginkgo JSON report carries (entries named
-// EntryName), sorted.
-func FromGinkgo(path string) (Matrix, error) {
-	m, _, err := FromGinkgoRun(path)
-	return m, err
-}
-
-// FromGinkgoRun is FromGinkgo plus the specs that failed without carrying
-// a cell (a BeforeSuite, the failpoint probe, a spec that is not a cell),
-// each as "<spec>: <failure message>".
-func FromGinkgoRun(path string) (Matrix, []string, error) {
+// FromGinkgo collects the outcome of every spec a Ginkgo JSON report
+// holds, sorted: the cells (entries named EntryName), each failing its
+// check when its spec failed although its verdict matched (Failure), and
+// a row of its own (SpecRow, under family) for each spec that failed
+// without a cell: a random run, a BeforeSuite, the failpoint probe. This
+// is the one place that turns a spec's state into an outcome.
+func FromGinkgo(path, family string) (Matrix, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("no report to render: %v", err)
+		return nil, fmt.Errorf("no report to render: %v", err)
 	}
 	var reports []types.Report
 	if err := json.Unmarshal(raw, &reports); err != nil {
-		return nil, nil, fmt.Errorf("%s is not a Ginkgo JSON report: %v", path, err)
+		return nil, fmt.Errorf("%s is not a Ginkgo JSON report: %v", path, err)
 	}
 	var m Matrix
-	var problems []string
 	for _, r := range reports {
 		for _, sr := range r.SpecReports {
-			found := false
+			var cells Matrix
 			for _, e := range sr.ReportEntries {
 				var c Cell
 				if e.Name == EntryName && json.Unmarshal([]byte(e.Value.AsJSON), &c) == nil {
-					m = append(m, c)
-					found = true
+					cells = append(cells, c)
 				}
 			}
-			if !found && sr.State.Is(types.SpecStateFailureStates) {
-				name := sr.FullText()
-				if name == "" {
-					name = sr.LeafNodeType.String()
-				}
-				problems = append(problems, name+": "+sr.Failure.Message)
+			if !sr.State.Is(types.SpecStateFailureStates) {
+				m = append(m, cells...)
+				continue
 			}
+			msg := specFailure(sr)
+			if len(cells) == 0 {
+				m = append(m, SpecRow(family, specID(sr), specName(sr), msg))
+				continue
+			}
+			// A cell whose verdict did not match is what failed its spec;
+			// otherwise another check did, and fails every cell of it.
+			if cells.Unexpected() == 0 {
+				for i := range cells {
+					cells[i].Failure = msg
+				}
+			}
+			m = append(m, cells...)
 		}
 	}
 	m.Sort()
-	return m, problems, nil
+	return m, nil
+}
+
+// specFailure is a failed spec's message and where it failed.
+func specFailure(sr types.SpecReport) string {
+	f := sr.Failure
+	msg := strings.TrimSpace(f.Message)
+	if msg == "" {
+		msg = sr.State.String()
+	}
+	if f.FailureNodeType != types.NodeTypeInvalid && f.FailureNodeType != types.NodeTypeIt {
+		msg = "in " + f.FailureNodeType.String() + ": " + msg
+	}
+	if loc := f.Location.String(); f.Location.FileName != "" {
+		msg += "\n(at " + loc + ")"
+	}
+	return msg
+}
+
+// specName is a spec's full text, or its node type (a BeforeSuite).
+func specName(sr types.SpecReport) string {
+	if n := sr.FullText(); n != "" {
+		return n
+	}
+	return sr.LeafNodeType.String()
+}
+
+// specID is a spec's short label: its leaf text up to its parameters
+// ("R seed=42"), or its node type.
+func specID(sr types.SpecReport) string {
+	if t := sr.LeafNodeText; t != "" {
+		t, _, _ = strings.Cut(t, " [")
+		return t
+	}
+	return sr.LeafNodeType.String()
 }
 
 // ReadBundle reads a bundle WriteBundle left in dir.

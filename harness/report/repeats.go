@@ -42,15 +42,15 @@ func (r Repeated) Unexpected() []Cell {
 	return bad
 }
 
-// Observations is every repeat's verdict, "r1 HANG, r2 OK, r3 HANG"; one
-// run is just its verdict.
+// Observations is every repeat's outcome, "r1 HANG, r2 OK (check failed),
+// r3 HANG"; one run is just its outcome.
 func (r Repeated) Observations() string {
 	if len(r.Runs) == 1 {
-		return string(r.Runs[0].Observed)
+		return r.Runs[0].Outcome()
 	}
 	parts := make([]string, len(r.Runs))
 	for i, c := range r.Runs {
-		parts[i] = fmt.Sprintf("r%d %s", repeatOf(c, i), c.Observed)
+		parts[i] = fmt.Sprintf("r%d %s", repeatOf(c, i), c.Outcome())
 	}
 	return strings.Join(parts, ", ")
 }
@@ -83,7 +83,13 @@ type Family struct {
 func (f Family) Not() int { return len(f.Rows) - f.AsExpected }
 
 // Tally is the whole matrix's count.
-type Tally struct{ Cells, AsExpected, Not, Flaky, Runs int }
+type Tally struct {
+	Cells      int `json:"cells"`
+	AsExpected int `json:"as_expected"`
+	Not        int `json:"not"`
+	Flaky      int `json:"flaky"`
+	Runs       int `json:"runs"`
+}
 
 // Group turns every run of every cell into rows, one per cell name, in
 // family order and then by scenario id, repeats in repeat order.
@@ -166,14 +172,15 @@ func layout(f Family) grid {
 	return g
 }
 
-// Diff lists how two matrices differ in their cells and verdicts (every
-// repeat's), ignoring times and evidence; nil when they agree.
+// Diff lists how two matrices differ in their cells, expected verdicts
+// and outcomes (every repeat's verdict, and whether its other checks
+// passed), ignoring times and evidence; nil when they agree.
 func Diff(a, b []Cell) []string {
 	verdicts := func(cs []Cell) map[string]string {
 		m := map[string]string{}
 		for _, f := range Group(cs) {
 			for _, r := range f.Rows {
-				m[r.Family+": "+r.Name] = r.Observations()
+				m[r.Family+": "+r.Name] = rowOutcome(r)
 			}
 		}
 		return m
@@ -198,6 +205,16 @@ func Diff(a, b []Cell) []string {
 	return d
 }
 
+// rowOutcome is a row's expected verdict and every repeat's outcome,
+// "expected OK, observed HANG (not as expected)".
+func rowOutcome(r Repeated) string {
+	s := fmt.Sprintf("expected %s, observed %s", r.Expected, r.Observations())
+	if !r.AsExpected() {
+		s += " (not as expected)"
+	}
+	return s
+}
+
 // Collapse is the matrix with one cell per cell, for the text table: its
 // verdict over the repeats (a FLAKY cell names each repeat's verdict).
 func Collapse(fams []Family) Matrix {
@@ -205,6 +222,11 @@ func Collapse(fams []Family) Matrix {
 	for _, f := range fams {
 		for _, r := range f.Rows {
 			c := r.Cell
+			for _, bad := range r.Unexpected() {
+				if c.Failure == "" && bad.Failure != "" {
+					c.Failure = bad.Failure // a later repeat failed a check
+				}
+			}
 			c.Observed = r.Verdict()
 			if c.Observed == Flaky {
 				c.Observed = verdict.Verdict("FLAKY(" + strings.ReplaceAll(r.Observations(), ", ", ",") + ")")

@@ -23,6 +23,11 @@ type Run struct {
 	Commit   string    `json:"commit,omitempty"`
 	Started  time.Time `json:"started"`
 	Seconds  float64   `json:"seconds"` // wall time (merged: the slowest shard)
+	// Tally and Green are the run's outcome, as the matrix written beside
+	// it says (WriteAll sets them): green only when every cell and every
+	// spec outside a cell came out as expected.
+	Tally Tally `json:"tally"`
+	Green bool  `json:"green"`
 }
 
 // The files a run leaves in its reports directory.
@@ -38,6 +43,8 @@ const (
 // WriteAll writes the matrix, the run, JUnit, HTML and markdown into dir.
 func WriteAll(dir string, run Run, cells []Cell) error {
 	fams := Group(cells)
+	run.Tally = Count(fams)
+	run.Green = run.Tally.Not == 0
 	r, _ := json.MarshalIndent(run, "", "  ")
 	files := []struct {
 		name string

@@ -10,9 +10,11 @@ import (
 
 // RenderText prints one table per family, a row per scenario and a column
 // per policy (or lazy-init variant); "!" marks an observation that differs
-// from the expected verdict (shown after "/"); a NOTRUN cell (an interrupted
-// run never started it) is neither. Then a summary and the rerun command of
-// each unexpected cell. It returns how many cells were unexpected.
+// from the expected verdict (shown after "/"), "+check" a matching verdict
+// whose spec failed another check, "!FAIL" a spec that failed outside
+// any cell; a NOTRUN cell (an interrupted
+// run never started it) is neither. Then a summary, the failed check's first line
+// and the rerun command of each unexpected cell. It returns how many cells were unexpected.
 func RenderText(w io.Writer, m Matrix) int {
 	byFamily := map[string][]Cell{}
 	var families []string
@@ -22,7 +24,7 @@ func RenderText(w io.Writer, m Matrix) int {
 		}
 		byFamily[c.Family] = append(byFamily[c.Family], c)
 	}
-	var reruns []string
+	var reruns, failed []string
 	notRun := 0
 	for _, f := range families {
 		cs := byFamily[f]
@@ -40,8 +42,20 @@ func RenderText(w io.Writer, m Matrix) int {
 			if c.Observed == verdict.NotRun {
 				notRun++
 			} else if !c.AsExpected() {
-				v = "!" + string(c.Observed) + "/" + string(c.Expected)
-				reruns = append(reruns, c.Rerun)
+				switch {
+				case c.Observed == SpecFail:
+					v = "!" + string(SpecFail)
+				case c.VerdictMatches():
+					v = "!" + string(c.Observed) + "+check"
+				default:
+					v = "!" + string(c.Observed) + "/" + string(c.Expected)
+				}
+				if c.Failure != "" {
+					failed = append(failed, fmt.Sprintf("failed: %s: %s: %s", c.Family, c.Name, c.FailureLine()))
+				}
+				if c.Rerun != "" {
+					reruns = append(reruns, c.Rerun)
+				}
 			}
 			if rt := c.RealText(); rt != "" {
 				v += " | " + rt
@@ -78,12 +92,20 @@ func RenderText(w io.Writer, m Matrix) int {
 			fmt.Fprintln(w)
 		}
 	}
-	bad := len(reruns)
+	bad := 0
+	for _, c := range m {
+		if c.Observed != verdict.NotRun && !c.AsExpected() {
+			bad++
+		}
+	}
 	fmt.Fprintf(w, "\n%d cells, %d as expected, %d not", len(m), len(m)-bad-notRun, bad)
 	if notRun > 0 {
 		fmt.Fprintf(w, ", %d not run (interrupted first)", notRun)
 	}
 	fmt.Fprintln(w)
+	for _, f := range failed {
+		fmt.Fprintln(w, f)
+	}
 	for _, r := range reruns {
 		fmt.Fprintf(w, "rerun: %s\n", r)
 	}

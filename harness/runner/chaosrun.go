@@ -116,12 +116,12 @@ func families(root string) ([]string, error) {
 	return slices.Compact(fams), nil
 }
 
-// familyRun is one family's repeats as they finished.
+// familyRun is one family's repeats as they finished: its cells and the
+// rows of its specs that failed outside any cell.
 type familyRun struct {
-	name     string
-	cells    []report.Cell
-	problems []string
-	seconds  float64
+	name    string
+	cells   []report.Cell
+	seconds float64
 }
 
 // runChaos builds every suite and the child once, runs the families at
@@ -169,10 +169,10 @@ func runChaos(args []string, w io.Writer) int {
 	bins, cleanup, cached, err := buildSuites(buildCtx, o.root, fams)
 	defer cleanup()
 	if err != nil && st.Signal() != nil {
-		return finish(o, fams, nil, nil, nil, nil, st, started, w)
+		return finish(o, fams, nil, nil, nil, st, started, w)
 	}
 	if err != nil {
-		return fail("%v", err)
+		return finish(o, fams, nil, nil, buildRows(err), st, started, w)
 	}
 	built := "built"
 	if cached {
@@ -212,17 +212,34 @@ func runChaos(args []string, w io.Writer) int {
 	wg.Wait()
 
 	var cells []report.Cell
-	var problems []string
 	for _, fr := range runs {
 		cells = append(cells, fr.cells...)
-		problems = append(problems, fr.problems...)
 	}
-	return finish(o, fams, bins, env, cells, problems, st, started, w)
+	return finish(o, fams, bins, env, cells, st, started, w)
 }
+
+// buildRows are the rows of a build that failed: one per suite the
+// compiler named ("# logjam/suites/<family>"), else one for the build.
+func buildRows(err error) []report.Cell {
+	var rows []report.Cell
+	seen := map[string]bool{}
+	for _, m := range buildFailed.FindAllStringSubmatch(err.Error(), -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			rows = append(rows, report.SpecRow(m[1], "build", m[1]+" suite (build)", "the suite did not build: "+err.Error()))
+		}
+	}
+	if len(rows) == 0 {
+		rows = append(rows, report.SpecRow("build", "build", "the suites and the child (build)", "the build failed: "+err.Error()))
+	}
+	return rows
+}
+
+var buildFailed = regexp.MustCompile(`(?m)^# logjam/suites/([a-z0-9_]+)`)
 
 // finish writes the reports and prints the matrix; after a Ctrl-C, with a
 // NOTRUN row for each cell the run never started, and exit status 130.
-func finish(o chaosOptions, fams []string, bins map[string]string, env []string, cells []report.Cell, problems []string, st *stopper, started time.Time, w io.Writer) int {
+func finish(o chaosOptions, fams []string, bins map[string]string, env []string, cells []report.Cell, st *stopper, started time.Time, w io.Writer) int {
 	if st.Signal() != nil {
 		cells = append(cells, notRunCells(o, fams, bins, env, cells, st)...)
 	}
@@ -236,14 +253,11 @@ func finish(o chaosOptions, fams []string, bins map[string]string, env []string,
 	bad := printRows(report.Group(cells), w)
 	fmt.Fprintf(w, "logjam: %.1f s; reports in %s (%s, %s, %s, %s)\n", run.Seconds, o.out,
 		report.MatrixFile, report.JUnitFile, report.HTMLFile, report.MarkdownFile)
-	for _, p := range problems {
-		fmt.Fprintf(w, "logjam: not a cell: %s\n", p)
-	}
 	if sig := st.Signal(); sig != nil {
 		fmt.Fprintf(w, "logjam: %s: the cells that ran are in the matrix, those cut short INTERRUPTED, the others NOTRUN\n", signalName(sig))
 		return exitStatusFor(sig)
 	}
-	if bad > 0 || len(problems) > 0 {
+	if bad > 0 {
 		return 1
 	}
 	return 0
@@ -259,7 +273,7 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *sto
 	logPath := filepath.Join(o.out, "logs", fam+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
-		fr.problems = append(fr.problems, fam+": "+err.Error())
+		fr.cells = append(fr.cells, report.SpecRow(fam, "suite", fam+" suite", "its log cannot be written: "+err.Error()))
 		return fr
 	}
 	defer logf.Close()
@@ -287,28 +301,36 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *sto
 			runErr = cmd.Wait()
 			st.done(cmd)
 		}
-		cells, problems, err := report.FromGinkgoRun(filepath.Join(o.out, "ginkgo", js))
-		for i := range cells {
-			cells[i].Repeat = r
-		}
-		fr.cells = append(fr.cells, cells...)
-		fr.problems = append(fr.problems, prefix(fam+": ", problems)...)
-		var ee *exec.ExitError
-		switch {
-		case err != nil:
-			fr.problems = append(fr.problems, fmt.Sprintf("%s: repeat %d left no report (%v); see %s", fam, r, err, logPath))
-		case runErr != nil && !errors.As(runErr, &ee):
-			fr.problems = append(fr.problems, fmt.Sprintf("%s: %v", fam, runErr))
-		}
+		fr.cells = append(fr.cells, repeatOutcome(fam, r, filepath.Join(o.out, "ginkgo", js), logPath, runErr, st.Signal() != nil)...)
 	}
 	return fr
 }
 
-func prefix(p string, s []string) []string {
-	for i := range s {
-		s[i] = p + s[i]
+// repeatOutcome is every row one repeat of a family left: its cells and
+// failed specs from Ginkgo's JSON report, and a row of its own when Ginkgo
+// could not run, left no report, or failed although no spec did (its exit
+// status is never dropped). An interrupted run's status is the signal's.
+func repeatOutcome(fam string, r int, js, logPath string, runErr error, interrupted bool) []report.Cell {
+	cells, err := report.FromGinkgo(js, fam)
+	for i := range cells {
+		cells[i].Repeat = r
 	}
-	return s
+	name := fmt.Sprintf("%s suite (repeat %d)", fam, r)
+	row := func(msg string) []report.Cell {
+		c := report.SpecRow(fam, "suite", name, msg+"; its log: "+logPath)
+		c.Repeat = r
+		return append(cells, c)
+	}
+	var ee *exec.ExitError
+	switch {
+	case runErr != nil && !errors.As(runErr, &ee):
+		return row(fmt.Sprintf("ginkgo did not run: %v", runErr))
+	case err != nil:
+		return row(fmt.Sprintf("left no report (%v)", err))
+	case runErr != nil && cells.Unexpected() == 0 && !interrupted:
+		return row(fmt.Sprintf("ginkgo exited %d, but no spec in its report failed", ee.ExitCode()))
+	}
+	return cells
 }
 
 // progress prints one family's line: cells, as expected, not, seconds;
@@ -322,16 +344,12 @@ func progress(w io.Writer, tty bool, fr familyRun) {
 	}
 	if tty {
 		colour := "\x1b[32m"
-		if t.Not > 0 || len(fr.problems) > 0 {
+		if t.Not > 0 {
 			colour = "\x1b[31m"
 		}
 		not = colour + not + "\x1b[0m"
 	}
-	line := fmt.Sprintf("logjam: %-9s %3d cells, %3d as expected, %s, %.1f s", fr.name, t.Cells, t.AsExpected, not, fr.seconds)
-	if len(fr.problems) > 0 {
-		line += fmt.Sprintf(", %d problem(s)", len(fr.problems))
-	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintf(w, "logjam: %-9s %3d cells, %3d as expected, %s, %.1f s\n", fr.name, t.Cells, t.AsExpected, not, fr.seconds)
 }
 
 func isTerminal(w io.Writer) bool {

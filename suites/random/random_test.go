@@ -2,7 +2,6 @@ package random_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -66,7 +65,7 @@ func run(ctx SpecContext, s schedule.Schedule) *cell.Outcome {
 // bundle.
 func failure(seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outcome) string {
 	name := CurrentSpecReport().LeafNodeText
-	dir := report.BundleDir(filepath.Join(suitekit.Root, "reports"), name)
+	dir := report.BundleDir(suitekit.ReportsDir(), name)
 	c := report.Cell{ID: "R", Name: name, Family: "random", Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python,
 		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: search.SeedCommand(seed, f),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}

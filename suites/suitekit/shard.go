@@ -30,9 +30,9 @@ func skipOtherShards() {
 	})
 }
 
-// reportsDir is where evidence bundles go: LOGJAM_REPORTS (logjam chaos
+// ReportsDir is where evidence bundles go: LOGJAM_REPORTS (logjam chaos
 // -out), else reports/ at the module root.
-func reportsDir() string {
+func ReportsDir() string {
 	if d := os.Getenv("LOGJAM_REPORTS"); d != "" {
 		return d
 	}

@@ -189,7 +189,7 @@ func CheckAs(ctx ginkgo.SpecContext, id string, spec cell.Spec, expected string)
 		Repeat:   repeat(),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
 	if !c.AsExpected() {
-		c.Bundle = report.BundleDir(reportsDir(), name)
+		c.Bundle = report.BundleDir(ReportsDir(), name)
 		if c.Repeat > 0 {
 			c.Bundle += fmt.Sprintf(".r%d", c.Repeat)
 		}
