@@ -4,18 +4,21 @@
 #
 #   scripts/nightly.sh shard K/N        one shard of the matrix  -> reports/shards/shard-K
 #   scripts/nightly.sh random BLOCK     one block of random runs -> reports/random/block-BLOCK
-#   scripts/nightly.sh merge DIR...     the shards' reports      -> reports/merged
+#   scripts/nightly.sh merge DIR...     every shard's reports    -> reports/merged (refused, exit 2,
+#                                       unless every K/N of one run is there exactly once)
 #   scripts/nightly.sh local [N]        N shards one after another, merged, then checked
 #                                       against one unsharded run (same cells, same verdicts)
 #
-# LOGJAM_PROFILE (default nightly; CI here uses local) and LOGJAM_SEED (default:
-# the time) are shared by every step, so the shards are shards of one run.
+# LOGJAM_PROFILE (default nightly; CI here uses local), LOGJAM_SEED (default:
+# the time) and LOGJAM_RUN_ID (default: profile, seed and the time) are shared
+# by every step, so the shards are shards of one run.
 # Exit: 0 as expected, 1 some cell not as expected, 2 bad input or a broken run.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root" || exit 2
 export LOGJAM_PROFILE="${LOGJAM_PROFILE:-nightly}"
 export LOGJAM_SEED="${LOGJAM_SEED:-$(( $(date +%s) % 1000000 ))}"
+export LOGJAM_RUN_ID="${LOGJAM_RUN_ID:-$LOGJAM_PROFILE-$LOGJAM_SEED-$(date +%s)}"
 RANDOM_RUNS="${RANDOM_RUNS:-1000}"
 
 usage() { echo "usage: scripts/nightly.sh shard K/N | random BLOCK | merge DIR... | local [N]" >&2; exit 2; }
@@ -44,10 +47,13 @@ case "${1:-}" in
     ;;
   random)
     [ $# -eq 2 ] || usage
-    # Block B plays the seeds LOGJAM_SEED + B*RANDOM_RUNS onwards (logjam
-    # chaos -random N -seed S runs seeds S..S+N-1; issue 12).
-    mkdir -p reports/random
-    logjam chaos -random "$RANDOM_RUNS" -seed "$(( LOGJAM_SEED + $2 * RANDOM_RUNS ))" | tee "reports/random/block-$2.txt"
+    # Block B plays RANDOM_RUNS random schedules from seed LOGJAM_SEED +
+    # B*RANDOM_RUNS (the random family's runs only); its reports and every
+    # failing run's evidence go to reports/random/block-B.
+    out="reports/random/block-$2"
+    mkdir -p "$out"
+    LOGJAM_RANDOM_RUNS="$RANDOM_RUNS" LOGJAM_RANDOM_SEED="$(( LOGJAM_SEED + $2 * RANDOM_RUNS ))" \
+      logjam chaos -focus 'R seed=' -run-id "$LOGJAM_RUN_ID-random-$2" -out "$out" | tee "$out/table.txt"
     ;;
   merge)
     shift

@@ -18,7 +18,7 @@ import (
 // (expected), D1/fd2 is FLAKY (OK, HANG, OK), U1/logjam is LOST every time
 // where OK was expected, and a harness cell has no policy.
 func nightlySample(dir string) (Run, []Cell) {
-	run := Run{Profile: "nightly", Mode: "strict", Deadline: "1m0s", Seed: 42, Repeat: 3, Shards: []string{"all"},
+	run := Run{ID: "nightly-42", Profile: "nightly", Mode: "strict", Deadline: "1m0s", Seed: 42, Repeat: 3, Shards: []string{"all"},
 		Go: "go1.26.8", Ginkgo: "v2.34.0", Started: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC), Seconds: 80}
 	mk := func(id, fam, pol string, exp, obs verdict.Verdict, rep int) Cell {
 		name := id + " slug [policy=" + pol + " platform=linux py=3.12]"
@@ -227,11 +227,35 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 	if _, _, err := Merge(filepath.Join(base, "m2"), []string{da, write("c", "1/2", b[:1])}); err == nil || !strings.Contains(err.Error(), "appears twice") {
 		t.Errorf("a shard given twice was merged: %v", err)
 	}
-	if _, _, err := Merge(filepath.Join(base, "m3"), []string{da, write("d", "3/3", a[:1])}); err == nil || !strings.Contains(err.Error(), "in both") {
-		t.Errorf("overlapping shards were merged: %v", err)
+	dup := append(append([]Cell{}, b...), a[0])
+	for _, c := range []struct {
+		why, want string
+		dirs      []string
+	}{
+		{"overlapping shards", "in both", []string{da, write("d", "2/2", dup)}},
+		{"a directory without a run", "not a logjam reports directory", []string{da, base}},
+		{"a shard missing", "shard(s) 2/2 missing", []string{da}},
+		{"the same folder twice", "given twice", []string{da, db, da}},
+		{"a shard of another split", "not shards of one split", []string{da, write("e", "2/3", b)}},
+		{"a cell twice in one shard", "twice", []string{da, write("f", "2/2", append(append([]Cell{}, b...), b[0]))}},
+	} {
+		if _, _, err := Merge(filepath.Join(base, "refused"), c.dirs); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: merge said %v, want one line with %q", c.why, err, c.want)
+		}
 	}
-	if _, _, err := Merge(filepath.Join(base, "m4"), []string{da, base}); err == nil || !strings.Contains(err.Error(), "not a logjam reports directory") {
-		t.Errorf("a directory without a run was merged: %v", err)
+	other := run
+	other.ID = "nightly-43"
+	de := filepath.Join(base, "other")
+	os.MkdirAll(de, 0o755)
+	other.Shards = []string{"2/2"}
+	if err := WriteAll(de, other, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Merge(filepath.Join(base, "refused"), []string{da, de}); err == nil || !strings.Contains(err.Error(), "not shards of one run") {
+		t.Errorf("shards of two runs were merged: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "refused")); err == nil {
+		t.Errorf("a refused merge wrote its output folder")
 	}
 }
 

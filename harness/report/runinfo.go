@@ -11,6 +11,9 @@ import (
 
 // Run is what a chaos run ran with: reports/run.json, beside matrix.json.
 type Run struct {
+	// ID names the run its shards belong to (logjam chaos -run-id):
+	// merge joins only shards of one run.
+	ID       string    `json:"id"`
 	Profile  string    `json:"profile"`
 	Mode     string    `json:"mode"`
 	Deadline string    `json:"deadline"` // scaled

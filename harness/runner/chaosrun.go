@@ -26,7 +26,7 @@ import (
 	"logjam/internal/shard"
 )
 
-const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR]"
+const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID]"
 
 // chaosOptions are logjam chaos's flags, checked before anything runs.
 type chaosOptions struct {
@@ -38,6 +38,7 @@ type chaosOptions struct {
 	procs  int // per family; 0: by mode
 	slots  int
 	picked bool // the seed was picked here, not by the profile
+	runID  string
 }
 
 func parseChaos(args []string) (chaosOptions, error) {
@@ -50,6 +51,7 @@ func parseChaos(args []string) (chaosOptions, error) {
 	slots := fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families")
 	out := fs.String("out", "", "reports directory (default: reports/ at the module root)")
 	repeat := fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)")
+	runID := fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)")
 	var o chaosOptions
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -85,7 +87,7 @@ func parseChaos(args []string) (chaosOptions, error) {
 			return o, err
 		}
 	}
-	o.root, o.focus, o.procs, o.slots = filepath.Dir(cfgPath), *focus, *procs, *slots
+	o.root, o.focus, o.procs, o.slots, o.runID = filepath.Dir(cfgPath), *focus, *procs, *slots, *runID
 	o.out = filepath.Join(o.root, "reports")
 	if *out != "" {
 		o.out, _ = filepath.Abs(*out)
@@ -244,9 +246,14 @@ func finish(o chaosOptions, fams []string, bins map[string]string, env []string,
 		cells = append(cells, notRunCells(o, fams, bins, env, cells, st)...)
 	}
 	st.close()
-	run := report.Run{Profile: o.prof.Name, Mode: o.prof.Mode, Deadline: o.prof.ScaledDeadline().String(), Seed: o.prof.Seed,
+	commit := commitOf(o.root)
+	id := o.runID
+	if id == "" {
+		id = fmt.Sprintf("%s-seed%d-%s", o.prof.Name, o.prof.Seed, commit)
+	}
+	run := report.Run{ID: id, Profile: o.prof.Name, Mode: o.prof.Mode, Deadline: o.prof.ScaledDeadline().String(), Seed: o.prof.Seed,
 		Repeat: o.prof.Repeat, Focus: o.focus, Shards: []string{o.shard.String()}, Go: runtime.Version(), Ginkgo: types.VERSION,
-		Commit: commitOf(o.root), Started: started, Seconds: time.Since(started).Seconds()}
+		Commit: commit, Started: started, Seconds: time.Since(started).Seconds()}
 	if err := report.WriteAll(o.out, run, cells); err != nil {
 		return fail("%v", err)
 	}
