@@ -183,7 +183,7 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 			dir, err := build(in)
 			Expect(err).NotTo(HaveOccurred(), "building the extension")
 
-			spec := cell.Spec{Scenario: row.ID, Policy: col.policy, Variant: col.variant, Platform: "linux", Python: in.Version, Stderr: prof}
+			spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: col.policy, Variant: col.variant, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof}}
 			if col.variant != "" {
 				spec.Backend = "cuda"
 			}
@@ -206,8 +206,8 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 				}
 			}
 			cellName := ginkgo.CurrentSpecReport().LeafNodeText
-			c := report.Cell{ID: row.ID, Name: cellName, Family: family, Scenario: row.ID,
-				Policy: col.policy, Variant: col.variant, Platform: "linux", Python: in.Version, Stderr: prof,
+			c := report.Cell{ID: row.ID, Name: cellName, Family: family,
+				Cell:     scenario.Cell{Scenario: row.ID, Policy: col.policy, Variant: col.variant, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof},
 				Expected: real.Observed, Observed: sim.Observed, Ms: sim.Ms + real.Ms,
 				Real:  map[string]verdict.Verdict{in.Version: real.Observed},
 				Rerun: rerun(cellName),

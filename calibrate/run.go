@@ -98,7 +98,7 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 		return nil, err
 	}
 	b, ferr := fd2.Collect()
-	spec := cell.Spec{Scenario: row.ID, Policy: policy, Platform: "linux", Python: in.Version, Stderr: profile, Variant: variant}
+	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: profile, Variant: variant}}
 	out := cell.Observe(spec, info.Contract, res, b, ferr)
 	if out.Observed == verdict.Crash && res.Signal == "SIGABRT" && threw(res.Events) {
 		out.Reason += "; pythonbuf threw out of the noexcept ostream::sentry destructor (std::terminate)"

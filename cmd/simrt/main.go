@@ -39,7 +39,7 @@ func run(args []string) int {
 	id := fs.String("scenario", "", "scenario id (see -list)")
 	policyName := fs.String("policy", "merged", "log sink policy: "+strings.Join(axes.Policies, ", "))
 	platform := fs.String("platform", "linux", "platform profile: linux, macos")
-	python := fs.String("python", "3.12", "Python version, 3.10 to 3.15 (X.Y or X.Y.Z)")
+	python := fs.String("python", scenario.DefaultPython, "Python version, 3.10 to 3.15 (X.Y or X.Y.Z)")
 	stderrProfile := fs.String("stderr", "buffered", "how Python opened sys.stderr: buffered, or unbuffered (python -u, PYTHONUNBUFFERED=1)")
 	variant := fs.String("variant", "", "lazy-init variant for L scenarios: old, initfast, norace, fixed")
 	backend := fs.String("backend", "", "lazy-init backend for L scenarios: cuda, xpu, mtia")

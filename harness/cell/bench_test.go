@@ -10,6 +10,7 @@ import (
 
 	"logjam/harness/cell"
 	"logjam/internal/config"
+	"logjam/scenario"
 )
 
 // Figures for the notes, measured side by side on this machine; no test
@@ -41,7 +42,7 @@ func BenchmarkCycleToVerdict(b *testing.B) {
 	bin := simrt(b)
 	var lag []float64
 	for b.Loop() {
-		out, err := cell.Run(context.Background(), bin, cell.Spec{Scenario: "D1", Policy: "pystderr", Platform: "linux", Python: "3.12"}, profile)
+		out, err := cell.Run(context.Background(), bin, cell.Spec{Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr", Platform: "linux", Python: "3.12"}}, profile)
 		if err != nil || out.Observed != "HANG" || out.Result.Cycle == nil {
 			b.Fatalf("want HANG with a cycle, got %v %+v", err, out)
 		}
@@ -56,7 +57,7 @@ func BenchmarkD1CompletesUnderFD2(b *testing.B) {
 	bin := simrt(b)
 	var ms []float64
 	for b.Loop() {
-		out, err := cell.Run(context.Background(), bin, cell.Spec{Scenario: "D1", Policy: "fd2", Platform: "linux", Python: "3.12"}, profile)
+		out, err := cell.Run(context.Background(), bin, cell.Spec{Cell: scenario.Cell{Scenario: "D1", Policy: "fd2", Platform: "linux", Python: "3.12"}}, profile)
 		if err != nil || out.Observed != "OK" {
 			b.Fatalf("want OK, got %v %+v", err, out)
 		}
@@ -73,7 +74,7 @@ func BenchmarkChildOverhead(b *testing.B) {
 	bin := simrt(b)
 	var ms []float64
 	for b.Loop() {
-		out, err := cell.Run(context.Background(), bin, cell.Spec{Scenario: "H0"}, profile)
+		out, err := cell.Run(context.Background(), bin, cell.Spec{Cell: scenario.Cell{Scenario: "H0"}}, profile)
 		if err != nil || out.Result.Verdict != "COMPLETED" {
 			b.Fatalf("want a completed child, got %v %+v", err, out)
 		}

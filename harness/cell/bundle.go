@@ -30,8 +30,7 @@ func (o *Outcome) Bundle(c report.Cell, spec Spec, prof config.Profile, bin, mod
 		b.Cell.Evidence.Command = strings.ReplaceAll(b.Cell.Evidence.Command, bin, kept)
 	}
 	b.Replay = &report.Replay{
-		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python, Stderr: spec.Stderr,
-		Variant: spec.Variant, Backend: spec.Backend, Failpoints: spec.Failpoints.Env(), Schedule: spec.Schedule, Deadline: spec.Deadline,
+		Cell: spec.Cell, Failpoints: spec.Failpoints.Env(), Schedule: spec.Schedule, Deadline: spec.Deadline,
 		Profile: prof, Binary: sum, Module: module,
 	}
 	return b, nil
@@ -43,6 +42,5 @@ func SpecOf(r report.Replay) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	return Spec{Scenario: r.Scenario, Policy: r.Policy, Platform: r.Platform, Python: r.Python, Stderr: r.Stderr,
-		Variant: r.Variant, Backend: r.Backend, Failpoints: fps, Schedule: r.Schedule, Deadline: r.Deadline}, nil
+	return Spec{Cell: r.Cell, Failpoints: fps, Schedule: r.Schedule, Deadline: r.Deadline}, nil
 }

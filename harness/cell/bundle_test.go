@@ -5,15 +5,14 @@ import (
 
 	"logjam/failpoints"
 	"logjam/harness/report"
+	"logjam/scenario"
 )
 
 // A bundle's Replay names the whole cell, a random schedule included, so
 // logjam replay plays the very run again.
 func TestSpecOfAReplayIsTheCellThatRan(t *testing.T) {
-	spec := Spec{Scenario: "R", Schedule: "eyJ9", Policy: "logjam", Platform: "linux", Python: "3.12",
-		Failpoints: failpoints.Set{{Name: failpoints.StreamWriteOSError, Terms: "return(true)"}}}
-	r := report.Replay{Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
-		Failpoints: spec.Failpoints.Env(), Schedule: spec.Schedule}
+	spec := Spec{Cell: scenario.Cell{Scenario: "R", Policy: "logjam", Platform: "linux", Python: "3.12"}, Schedule: "eyJ9", Failpoints: failpoints.Set{{Name: failpoints.StreamWriteOSError, Terms: "return(true)"}}}
+	r := report.Replay{Cell: scenario.Cell{Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python}, Failpoints: spec.Failpoints.Env(), Schedule: spec.Schedule}
 	got, err := SpecOf(r)
 	if err != nil {
 		t.Fatal(err)

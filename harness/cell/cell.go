@@ -24,16 +24,9 @@ import (
 	"logjam/verdict"
 )
 
-// Spec names one cell.
+// Spec is one cell and how to run it.
 type Spec struct {
-	Scenario string
-	Policy   string // "" for the harness's purpose-built children
-	Platform string
-	Python   string
-	// Stderr is how Python opened sys.stderr: "" (buffered) or "unbuffered".
-	Stderr  string
-	Variant string // lazy init
-	Backend string // lazy init
+	scenario.Cell
 	// Failpoints are added to the child's GO_FAILPOINTS (validated first).
 	Failpoints failpoints.Set
 	// Deadline overrides the profile's (before scaling), when set.
@@ -56,13 +49,7 @@ func (s Spec) Args() []string {
 
 // Outcome is one observed cell.
 type Outcome struct {
-	Scenario string          `json:"scenario"`
-	Policy   string          `json:"policy,omitempty"`
-	Platform string          `json:"platform,omitempty"`
-	Python   string          `json:"python,omitempty"`
-	Stderr   string          `json:"stderr,omitempty"`
-	Variant  string          `json:"variant,omitempty"`
-	Backend  string          `json:"backend,omitempty"`
+	scenario.Cell
 	Observed verdict.Verdict `json:"observed"`
 	Ms       int64           `json:"ms"`
 	Reason   string          `json:"reason"`
@@ -150,9 +137,8 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 // (calibrate) are judged alike here.
 func Observe(spec Spec, contract scenario.Contract, res *watchdog.Result, fd2 []byte, fd2Err error) *Outcome {
 	out := &Outcome{
-		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
-		Stderr: spec.Stderr, Variant: spec.Variant, Backend: spec.Backend,
-		Ms: res.Duration.Milliseconds(), Reason: res.Reason, Command: res.Command,
+		Cell: spec.Cell,
+		Ms:   res.Duration.Milliseconds(), Reason: res.Reason, Command: res.Command,
 		Result: res, Transcript: telemetry.Decode(res.Events), FD2: fd2,
 	}
 	if fd2Err != nil {
@@ -170,8 +156,7 @@ func Observe(spec Spec, contract scenario.Contract, res *watchdog.Result, fd2 []
 // the reason, so the cell is a row of the matrix and never vanishes.
 func Errored(spec Spec, err error) *Outcome {
 	return &Outcome{
-		Scenario: spec.Scenario, Policy: spec.Policy, Platform: spec.Platform, Python: spec.Python,
-		Stderr: spec.Stderr, Variant: spec.Variant, Backend: spec.Backend,
+		Cell:     spec.Cell,
 		Observed: verdict.Error, Reason: "the run could not start: " + err.Error(),
 	}
 }

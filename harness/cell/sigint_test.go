@@ -14,6 +14,7 @@ import (
 
 	"logjam/harness/cell"
 	"logjam/internal/axes"
+	"logjam/scenario"
 )
 
 // helperEnv asks this test binary, run again, to play the caller of cells.
@@ -77,7 +78,7 @@ func TestHelperRunsI2(t *testing.T) {
 		got["caller"] = "SIGINT ignored"
 	}
 	for _, p := range axes.Policies {
-		out, err := cell.Run(context.Background(), bin, cell.Spec{Scenario: "I2", Policy: p, Platform: "linux", Python: "3.12"}, profile)
+		out, err := cell.Run(context.Background(), bin, cell.Spec{Cell: scenario.Cell{Scenario: "I2", Policy: p, Platform: "linux", Python: "3.12"}}, profile)
 		if err != nil {
 			t.Fatalf("I2 under %s: %v", p, err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"logjam/harness/ledger"
 	"logjam/internal/axes"
+	"logjam/scenario"
 	"logjam/verdict"
 )
 
@@ -17,17 +18,10 @@ const EntryName = "cell"
 // Cell is one row of the matrix: which cell, what was expected and observed,
 // and the evidence.
 type Cell struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Family   string `json:"family"`
-	Scenario string `json:"scenario"`
-	Policy   string `json:"policy,omitempty"`
-	Variant  string `json:"variant,omitempty"`
-	Backend  string `json:"backend,omitempty"`
-	Platform string `json:"platform,omitempty"`
-	Python   string `json:"python,omitempty"`
-	// Stderr is the sys.stderr profile ("" for buffered, "unbuffered").
-	Stderr string `json:"stderr,omitempty"`
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Family string `json:"family"`
+	scenario.Cell
 	// Failpoints is the cell's GO_FAILPOINTS value ("" for none).
 	Failpoints string          `json:"failpoints,omitempty"`
 	Expected   verdict.Verdict `json:"expected"`
@@ -81,7 +75,7 @@ func SpecRow(family, id, name, failure string) Cell {
 	if failure == "" {
 		failure = "failed without a message"
 	}
-	return Cell{ID: id, Name: name, Family: family, Scenario: id, Expected: SpecPass, Observed: SpecFail, Failure: failure}
+	return Cell{ID: id, Name: name, Family: family, Cell: scenario.Cell{Scenario: id}, Expected: SpecPass, Observed: SpecFail, Failure: failure}
 }
 
 // Outcome is the observed verdict, and "check failed" when the verdict
@@ -149,9 +143,9 @@ func (c Cell) Row() string {
 		c.Stderr = ""
 		return c.Row() + " " + s
 	}
-	// A real column, or a version other than the matrix's default 3.12
+	// A real column, or a version other than the matrix's default
 	// (3.10's U rows, the daemon rows), names its Python: rows never share a line.
-	if c.Python != "" && (len(c.Real) > 0 || c.Python != "3.12") {
+	if c.Python != "" && (len(c.Real) > 0 || c.Python != scenario.DefaultPython) {
 		p := c.Python
 		c.Python = ""
 		return c.Row() + " py" + p

@@ -147,14 +147,14 @@ func fullSize() []Cell {
 		case "lazyinit":
 			for _, v := range axes.LazyVariants {
 				for _, b := range []string{"cuda", "xpu", "mtia"} {
-					add(info, "variant="+v+" backend="+b+" platform=linux py=3.12", Cell{Variant: v, Backend: b, Platform: "linux"})
+					add(info, "variant="+v+" backend="+b+" platform=linux py=3.12", Cell{Cell: scenario.Cell{Variant: v, Backend: b, Platform: "linux"}})
 				}
 			}
 		default:
 			for _, p := range axes.Policies {
-				add(info, "policy="+p+" platform=linux py=3.12", Cell{Policy: p, Platform: "linux", Python: "3.12"})
+				add(info, "policy="+p+" platform=linux py=3.12", Cell{Cell: scenario.Cell{Policy: p, Platform: "linux", Python: "3.12"}})
 				if info.Family == "utf8" { // a second interpreter of the same row must get a line of its own
-					add(info, "policy="+p+" platform=linux py=3.10", Cell{Policy: p, Platform: "linux", Python: "3.10"})
+					add(info, "policy="+p+" platform=linux py=3.10", Cell{Cell: scenario.Cell{Policy: p, Platform: "linux", Python: "3.10"}})
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"logjam/harness/ledger"
+	"logjam/scenario"
 	"logjam/verdict"
 )
 
@@ -25,9 +26,7 @@ func nightlySample(dir string) (Run, []Cell) {
 		if pol == "" {
 			name = id + " harness check"
 		}
-		c := Cell{ID: id, Name: name, Family: fam, Scenario: id, Policy: pol, Expected: exp, Observed: obs, Ms: 12, Repeat: rep,
-			Rerun:    "LOGJAM_PROFILE=nightly LOGJAM_SEED=42 go tool ginkgo --focus '" + id + "' ./suites/" + fam,
-			Evidence: Evidence{Reason: "exited with status 0 <after> \"done\"", Ledger: ledger.Evidence{Lines: 5}}}
+		c := Cell{Cell: scenario.Cell{Scenario: id, Policy: pol}, ID: id, Name: name, Family: fam, Expected: exp, Observed: obs, Ms: 12, Repeat: rep, Rerun: "LOGJAM_PROFILE=nightly LOGJAM_SEED=42 go tool ginkgo --focus '" + id + "' ./suites/" + fam, Evidence: Evidence{Reason: "exited with status 0 <after> \"done\"", Ledger: ledger.Evidence{Lines: 5}}}
 		if obs == verdict.Hang {
 			c.Evidence.Cycle = "thread A holds L and waits for the GIL (held by B) & more"
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"logjam/scenario"
 )
 
 // plantedReport is a Ginkgo JSON report of a tiny fatal suite run: one
@@ -20,7 +22,7 @@ import (
 func plantedReport(t *testing.T) string {
 	t.Helper()
 	cell := func(id, policy string) types.ReportEntry {
-		c := Cell{ID: id, Name: id + " slug [policy=" + policy + "]", Family: "fatal", Scenario: id, Policy: policy,
+		c := Cell{ID: id, Name: id + " slug [policy=" + policy + "]", Family: "fatal", Cell: scenario.Cell{Scenario: id, Policy: policy},
 			Expected: "OK", Observed: "OK", Rerun: "rerun " + id}
 		return types.ReportEntry{Name: EntryName, Value: types.WrapEntryValue(c)}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"logjam/scenario"
 	"logjam/verdict"
 )
 
@@ -11,11 +12,11 @@ import (
 // accepts a difference; the stderr profile and the version name the row.
 func TestTheRealColumn(t *testing.T) {
 	m := Matrix{
-		{ID: "I2", Name: "I2 a", Family: "calibrate", Policy: "logjam", Python: "3.12.1", Stderr: "unbuffered",
+		{ID: "I2", Name: "I2 a", Family: "calibrate", Cell: scenario.Cell{Policy: "logjam", Python: "3.12.1", Stderr: "unbuffered"},
 			Expected: verdict.OK, Observed: verdict.OK, Real: map[string]verdict.Verdict{"3.12.1": verdict.OK}},
-		{ID: "T1", Name: "T1 b", Family: "calibrate", Policy: "buffered", Python: "3.12.1",
+		{ID: "T1", Name: "T1 b", Family: "calibrate", Cell: scenario.Cell{Policy: "buffered", Python: "3.12.1"},
 			Expected: verdict.Lost, Observed: verdict.Crash, Real: map[string]verdict.Verdict{"3.12.1": verdict.Lost}, Limit: "T1-no-catch-all"},
-		{ID: "D1", Name: "D1 c", Family: "calibrate", Policy: "fd2", Python: "3.12.1",
+		{ID: "D1", Name: "D1 c", Family: "calibrate", Cell: scenario.Cell{Policy: "fd2", Python: "3.12.1"},
 			Expected: verdict.Hang, Observed: verdict.OK, Real: map[string]verdict.Verdict{"3.12.1": verdict.Hang}},
 	}
 	var b strings.Builder

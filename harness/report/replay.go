@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"logjam/internal/config"
+	"logjam/scenario"
 )
 
 // Replay is what a replay needs to run a bundle's cell again exactly: the
@@ -12,13 +13,7 @@ import (
 // module it was built from for a rebuild. The fd-2 arrangement, the signals
 // and SIGINT's disposition at start follow from the scenario's contract.
 type Replay struct {
-	Scenario   string         `json:"scenario"`
-	Policy     string         `json:"policy,omitempty"`
-	Platform   string         `json:"platform,omitempty"`
-	Python     string         `json:"python,omitempty"`
-	Stderr     string         `json:"stderr,omitempty"`
-	Variant    string         `json:"variant,omitempty"`
-	Backend    string         `json:"backend,omitempty"`
+	scenario.Cell
 	Failpoints string         `json:"failpoints,omitempty"`  // GO_FAILPOINTS
 	Schedule   string         `json:"schedule,omitempty"`    // scenario R's random schedule
 	Deadline   time.Duration  `json:"deadline_ns,omitempty"` // the cell's own, before scaling; 0: the profile's

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"logjam/scenario"
 	"logjam/telemetry"
 )
 
 func sample() Matrix {
 	return Matrix{
-		{ID: "D1", Family: "deadlock", Scenario: "D1", Policy: "logjam", Expected: "OK", Observed: "OK", Rerun: "r1"},
-		{ID: "D1", Family: "deadlock", Scenario: "D1", Policy: "pystderr", Expected: "HANG", Observed: "OK", Rerun: "r2"},
-		{ID: "C1", Family: "capture", Scenario: "C1", Policy: "fd2", Expected: "MISROUTED", Observed: "MISROUTED"},
+		{ID: "D1", Family: "deadlock", Cell: scenario.Cell{Scenario: "D1", Policy: "logjam"}, Expected: "OK", Observed: "OK", Rerun: "r1"},
+		{ID: "D1", Family: "deadlock", Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr"}, Expected: "HANG", Observed: "OK", Rerun: "r2"},
+		{ID: "C1", Family: "capture", Cell: scenario.Cell{Scenario: "C1", Policy: "fd2"}, Expected: "MISROUTED", Observed: "MISROUTED"},
 	}
 }
 
@@ -46,7 +47,7 @@ func TestMatrixRoundTripAndRender(t *testing.T) {
 func TestBundleRoundTrip(t *testing.T) {
 	ev, _ := telemetry.Parse([]byte(`{"ev":"exit","t":1,"code":0}`))
 	b := Bundle{Cell: sample()[1], Stdout: []byte("done\n"), FD2: []byte("E x\n"), Events: []telemetry.Event{ev},
-		Replay: &Replay{Scenario: "D1", Policy: "pystderr", Failpoints: "logjam/probe=return(1)", Binary: "ab12", Module: "/src/logjam"}}
+		Replay: &Replay{Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr"}, Failpoints: "logjam/probe=return(1)", Binary: "ab12", Module: "/src/logjam"}}
 	dir := BundleDir(t.TempDir(), "D1 slug [policy=pystderr]")
 	if err := WriteBundle(dir, b); err != nil {
 		t.Fatal(err)
@@ -66,9 +67,9 @@ func TestBundleRoundTrip(t *testing.T) {
 // expected: an errored run never leaves the matrix smaller.
 func TestAnErroredCellIsARowAndCountsAsUnexpected(t *testing.T) {
 	m := Matrix{
-		{ID: "D1", Family: "deadlock", Scenario: "D1", Policy: "logjam", Expected: "OK", Observed: "ERROR", Rerun: "r1",
+		{ID: "D1", Family: "deadlock", Cell: scenario.Cell{Scenario: "D1", Policy: "logjam"}, Expected: "OK", Observed: "ERROR", Rerun: "r1",
 			Evidence: Evidence{Reason: "the run could not start: watchdog: Config.Deadline must be positive"}},
-		{ID: "H5", Family: "harness", Scenario: "H5", Failpoints: "logjam/no-such-point=return(1)", Expected: "ERROR", Observed: "ERROR"},
+		{ID: "H5", Family: "harness", Cell: scenario.Cell{Scenario: "H5"}, Failpoints: "logjam/no-such-point=return(1)", Expected: "ERROR", Observed: "ERROR"},
 	}
 	var b strings.Builder
 	if bad := RenderText(&b, m); bad != 1 || m.Unexpected() != 1 {

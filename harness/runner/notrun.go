@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,15 +15,12 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"logjam/harness/report"
+	"logjam/scenario"
 	"logjam/verdict"
 )
 
 // planWithin bounds the dry runs that list an interrupted run's cells.
 const planWithin = 20 * time.Second
-
-// cellName is a cell's Entry name, `<ID> <slug> [k=v ...]`, or a harness
-// spec that starts with its ID.
-var cellName = regexp.MustCompile(`^([A-Z][0-9]+) (\S+)(?: \[([^\]]*)\])?`)
 
 // notRunCells is a NOTRUN row for every cell the run would have run (a dry
 // run of each family's compiled suite under the focus and the shard) that
@@ -48,7 +44,7 @@ func notRunCells(o chaosOptions, fams []string, bins map[string]string, env []st
 			planned, err := dryRun(ctx, o, fam, bins[fam], env, st)
 			var cs []report.Cell
 			if err != nil {
-				cs = []report.Cell{{ID: "*", Scenario: "*", Name: fam + " (not listed)", Family: fam, Observed: verdict.NotRun,
+				cs = []report.Cell{{ID: "*", Cell: scenario.Cell{Scenario: "*"}, Name: fam + " (not listed)", Family: fam, Observed: verdict.NotRun,
 					Evidence: report.Evidence{Reason: "the run was interrupted; its cells could not be listed: " + err.Error()}}}
 			}
 			for _, c := range planned {
@@ -120,28 +116,13 @@ func dryRun(ctx context.Context, o chaosOptions, fam, bin string, env []string, 
 
 // notRunCell is the NOTRUN row of the spec named name, if it names a cell.
 func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {
-	m := cellName.FindStringSubmatch(name)
-	if m == nil {
+	id, _, err := scenario.Parse(name)
+	if err != nil {
 		return report.Cell{}, false
 	}
-	c := report.Cell{ID: m[1], Scenario: m[1], Name: name, Family: fam, Observed: verdict.NotRun,
+	c := report.Cell{ID: id.Scenario, Cell: id, Name: name, Family: fam, Observed: verdict.NotRun,
 		Rerun:    report.Rerun(fam, name, o.prof.Name, o.prof.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
 		Evidence: report.Evidence{Reason: "not run: the run was interrupted before this cell started"}}
-	for _, kv := range strings.Fields(m[3]) {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "policy":
-			c.Policy = v
-		case "variant":
-			c.Variant = v
-		case "backend":
-			c.Backend = v
-		case "platform":
-			c.Platform = v
-		case "py":
-			c.Python = v
-		}
-	}
 	return c, true
 }
 

@@ -15,6 +15,7 @@ import (
 	"logjam/harness/report"
 	"logjam/internal/childbin"
 	"logjam/internal/config"
+	"logjam/scenario"
 	"logjam/verdict"
 )
 
@@ -47,16 +48,16 @@ func TestReplayReproducesAForcedFailureOfEveryFamily(t *testing.T) {
 		family string
 		spec   cell.Spec
 	}{
-		{"deadlock", cell.Spec{Scenario: "D1", Policy: "pystderr"}},
-		{"capture", cell.Spec{Scenario: "C2", Policy: "pystderr"}},
-		{"pipes", cell.Spec{Scenario: "P5", Policy: "adaptive"}},
-		{"signals", cell.Spec{Scenario: "I2", Policy: "adaptive"}},
-		{"signals", cell.Spec{Scenario: "I5", Policy: "adaptive"}},
-		{"fatal", cell.Spec{Scenario: "F1", Policy: "buffered"}},
-		{"daemon", cell.Spec{Scenario: "T1", Policy: "pystderr", Python: "3.13.7", Failpoints: widened}},
-		{"utf8", cell.Spec{Scenario: "U1", Policy: "pystderr"}},
-		{"lazyinit", cell.Spec{Scenario: "L1", Variant: "old", Backend: "cuda"}},
-		{"harness", cell.Spec{Scenario: "H3"}},
+		{"deadlock", cell.Spec{Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr"}}},
+		{"capture", cell.Spec{Cell: scenario.Cell{Scenario: "C2", Policy: "pystderr"}}},
+		{"pipes", cell.Spec{Cell: scenario.Cell{Scenario: "P5", Policy: "adaptive"}}},
+		{"signals", cell.Spec{Cell: scenario.Cell{Scenario: "I2", Policy: "adaptive"}}},
+		{"signals", cell.Spec{Cell: scenario.Cell{Scenario: "I5", Policy: "adaptive"}}},
+		{"fatal", cell.Spec{Cell: scenario.Cell{Scenario: "F1", Policy: "buffered"}}},
+		{"daemon", cell.Spec{Cell: scenario.Cell{Scenario: "T1", Policy: "pystderr", Python: "3.13.7"}, Failpoints: widened}},
+		{"utf8", cell.Spec{Cell: scenario.Cell{Scenario: "U1", Policy: "pystderr"}}},
+		{"lazyinit", cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "old", Backend: "cuda"}}},
+		{"harness", cell.Spec{Cell: scenario.Cell{Scenario: "H3"}}},
 	}
 	var dirs []string
 	for _, c := range cases {
@@ -73,7 +74,7 @@ func TestReplayReproducesAForcedFailureOfEveryFamily(t *testing.T) {
 			t.Fatalf("%s under %s came out OK: not a failure to force", spec.Scenario, spec.Policy)
 		}
 		name := c.family + " " + spec.Scenario + " " + spec.Policy + spec.Variant
-		row := report.Cell{ID: spec.Scenario, Name: name, Family: c.family, Scenario: spec.Scenario, Policy: spec.Policy,
+		row := report.Cell{ID: spec.Scenario, Name: name, Family: c.family, Cell: scenario.Cell{Scenario: spec.Scenario, Policy: spec.Policy},
 			Expected: verdict.OK, Observed: out.Observed, // the wrong expectation that forces the bundle
 			Evidence: report.Evidence{Reason: out.Reason, Command: out.Command}}
 		b, err := out.Bundle(row, spec, prof, bin, root)

@@ -14,6 +14,7 @@ import (
 
 	"logjam/harness/cell"
 	"logjam/internal/config"
+	"logjam/scenario"
 	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
@@ -38,7 +39,7 @@ func (r Runner) Run(ctx context.Context, s schedule.Schedule) (*cell.Outcome, er
 
 // Spec is the cell that plays schedule s.
 func Spec(s schedule.Schedule) cell.Spec {
-	return cell.Spec{Scenario: "R", Schedule: s.Encode(), Failpoints: s.Failpoints(), Stderr: s.Buffering, Deadline: Deadline + s.Slowness()}
+	return cell.Spec{Cell: scenario.Cell{Scenario: "R", Stderr: s.Buffering}, Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: Deadline + s.Slowness()}
 }
 
 // Prof is the profile random runs use: the runner's, in fast mode.

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"pgregory.net/rapid"
+
+	"logjam/scenario"
 )
 
 // Filter narrows what Gen draws: empty leaves an axis free.
@@ -69,7 +71,7 @@ func drawLazy(t *rapid.T, variants []string) Schedule {
 		Race:    rapid.Bool().Draw(t, "race"),
 		Ops:     rapid.SliceOfN(rapid.SampledFrom([]string{OpCall, OpInit, OpCallRNG, OpCallSeed, OpGetRNG}), 0, 5).Draw(t, "ops"),
 	}
-	return Schedule{Family: FamilyLazyInit, Policy: variant, Platform: "linux", Python: "3.12", Lazy: l}
+	return Schedule{Family: FamilyLazyInit, Policy: variant, Platform: scenario.DefaultPlatform, Python: scenario.DefaultPython, Lazy: l}
 }
 
 // Message sizes around the cuts: the exception's 127 bytes, the logger's

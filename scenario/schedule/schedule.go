@@ -17,6 +17,7 @@ import (
 
 	"logjam/failpoints"
 	"logjam/internal/axes"
+	"logjam/scenario"
 )
 
 // The families a schedule belongs to.
@@ -243,7 +244,7 @@ var (
 	LazyVariants = axes.LazyVariants
 	LazyBackends = []string{"cuda", "xpu", "mtia"}
 	Platforms    = []string{"linux", "macos"}
-	Pythons      = []string{"3.12", "3.13.7", "3.13.8", "3.14", "3.10"}
+	Pythons      = []string{scenario.DefaultPython, "3.13.7", "3.13.8", "3.14", "3.10"}
 	Bufferings   = []string{"", "unbuffered"}
 )
 

@@ -8,6 +8,7 @@ import (
 
 	"logjam/failpoints"
 	"logjam/harness/cell"
+	"logjam/scenario"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )
@@ -37,7 +38,7 @@ func diesWhereTheFramesSay(out *cell.Outcome) {
 
 var _ = Describe("Daemon threads at interpreter exit", func() {
 	DescribeTable("neither crash nor hang the exit, and their lines reach sys.stderr or, by the daemon rule, fd 2",
-		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+		func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, then suitekit.Then) {
 			suitekit.Verify(ctx, spec, expected, then)
 		},
 		suitekit.Rows(daemonRows(nil), daemonRows(widened)),
@@ -52,13 +53,13 @@ var widened = failpoints.Set{{Name: failpoints.PythonWriteGILDropped, Terms: "re
 // daemonRows is T1-T6 with the failpoints fps.
 func daemonRows(fps failpoints.Set) []TableEntry {
 	spec := func(id, platform, python string) cell.Spec {
-		return cell.Spec{Scenario: id, Platform: platform, Python: python, Failpoints: fps}
+		return cell.Spec{Cell: scenario.Cell{Scenario: id, Platform: platform, Python: python}, Failpoints: fps}
 	}
 	return suitekit.Rows(
-		suitekit.RowThen(spec("T1", "linux", "3.13.7"), diesWhereTheFramesSay, "CRASH", "OK", "CRASH", "OK", "OK", "OK"),
-		suitekit.Row(spec("T2", "linux", "3.13.8"), "OK", "OK", "OK", "OK", "OK", "OK"),
-		suitekit.Row(spec("T3", "linux", "3.14"), "OK", "MISROUTED", "OK", "MISROUTED", "OK", "OK"),
-		suitekit.Row(spec("T4", "macos", "3.12"), "OK", "MISROUTED", "OK", "MISROUTED", "OK", "OK"),
-		suitekit.Row(spec("T5", "linux", "3.14"), "HANG", "OK", "OK", "OK", "OK", "OK"),
-		suitekit.Row(spec("T6", "macos", "3.12"), "HANG", "OK", "OK", "OK", "OK", "OK"))
+		suitekit.RowThen(spec("T1", "linux", "3.13.7"), diesWhereTheFramesSay, verdict.Crash, verdict.OK, verdict.Crash, verdict.OK, verdict.OK, verdict.OK),
+		suitekit.Row(spec("T2", "linux", "3.13.8"), verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+		suitekit.Row(spec("T3", "linux", "3.14"), verdict.OK, verdict.Misrouted, verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK),
+		suitekit.Row(spec("T4", "macos", "3.12"), verdict.OK, verdict.Misrouted, verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK),
+		suitekit.Row(spec("T5", "linux", "3.14"), verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+		suitekit.Row(spec("T6", "macos", "3.12"), verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK))
 }

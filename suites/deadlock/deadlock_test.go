@@ -5,18 +5,19 @@ import (
 	. "github.com/onsi/gomega"
 
 	"logjam/harness/cell"
+	"logjam/scenario"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )
 
 var _ = Describe("A backend that logs while holding its own lock", func() {
 	DescribeTable("never deadlocks two threads through the GIL",
-		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+		func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, then suitekit.Then) {
 			suitekit.Verify(ctx, spec, expected, then)
 		},
 		suitekit.Rows(
-			suitekit.RowThen(cell.Spec{Scenario: "D1"}, namesTheCycle, "HANG", "OK", "OK", "OK", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "D2"}, namesTheCycle, "HANG", "MISROUTED", "OK", "OK", "OK", "OK")),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D1"}}, namesTheCycle, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D2"}}, namesTheCycle, verdict.Hang, verdict.Misrouted, verdict.OK, verdict.OK, verdict.OK, verdict.OK)),
 	)
 })
 

@@ -8,6 +8,7 @@ import (
 
 	"logjam/harness/cell"
 	"logjam/harness/ledger"
+	"logjam/scenario"
 	"logjam/suites/suitekit"
 	"logjam/telemetry"
 	"logjam/verdict"
@@ -21,14 +22,14 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 	suitekit.LinuxOnly("a real SIGABRT after resetting Go's handler (rt_sigaction), and F4's one-page pipe (F_SETPIPE_SZ, POLLOUT per page slot)")
 
 	DescribeTable("leaves the call's lines, and a fatal line's context before it, on a stream that outlives the process",
-		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+		func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, then suitekit.Then) {
 			suitekit.Verify(ctx, spec, expected, then)
 		},
 		suitekit.Rows(
-			suitekit.Row(cell.Spec{Scenario: "F1"}, "OK", "OK", "LOST", "OK", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "F2", Deadline: f2Deadline}, judgedAtTheDeadline, "OK", "OK", "LOST", "OK", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "F3"}, contextBeforeTheFatalLine, "LOST", "MISROUTED", "LOST", "LOST", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "F4"}, both(linesAroundTheStall, contextBeforeTheFatalLine), "OK", "OK", "LOST", "LOST", "OK", "OK")),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "F1"}}, verdict.OK, verdict.OK, verdict.Lost, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F2"}, Deadline: f2Deadline}, judgedAtTheDeadline, verdict.OK, verdict.OK, verdict.Lost, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F3"}}, contextBeforeTheFatalLine, verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F4"}}, both(linesAroundTheStall, contextBeforeTheFatalLine), verdict.OK, verdict.OK, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK)),
 	)
 })
 

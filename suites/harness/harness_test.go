@@ -15,7 +15,9 @@ import (
 
 	"logjam/failpoints"
 	"logjam/harness/cell"
+	"logjam/scenario"
 	"logjam/suites/suitekit"
+	"logjam/verdict"
 )
 
 // gone reports whether no live process is left: for pid > 0 that process,
@@ -50,7 +52,7 @@ func gone(pid int) bool {
 
 var _ = Describe("The watchdog", Label("harness"), func() {
 	It("H1 calls a deadlock a HANG as soon as the child reports the cycle (at the deadline in strict mode), names it, and leaves no process of the group", Label("negative-control"), func(ctx SpecContext) {
-		out := suitekit.Check(ctx, cell.Spec{Scenario: "H1"}, "HANG")
+		out := suitekit.Check(ctx, cell.Spec{Cell: scenario.Cell{Scenario: "H1"}}, verdict.Hang)
 		Expect(out.Cycle).To(And(
 			ContainSubstring("thread A holds lock X and waits for lock Y (held by B)"),
 			ContainSubstring("thread B holds lock Y and waits for lock X (held by A)")))
@@ -66,11 +68,11 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 	})
 
 	It("H2 calls an exit 0 without done NOMARKER", Label("negative-control"), func(ctx SpecContext) {
-		suitekit.Check(ctx, cell.Spec{Scenario: "H2"}, "NOMARKER")
+		suitekit.Check(ctx, cell.Spec{Cell: scenario.Cell{Scenario: "H2"}}, verdict.NoMarker)
 	})
 
 	It("H3 reports an exit 3 as FAILED with its stdout and stderr, never as a deadlock", Label("negative-control"), func(ctx SpecContext) {
-		out := suitekit.Check(ctx, cell.Spec{Scenario: "H3"}, "FAILED")
+		out := suitekit.Check(ctx, cell.Spec{Cell: scenario.Cell{Scenario: "H3"}}, verdict.Failed)
 		Expect(out.Result.ExitCode).To(Equal(3))
 		Expect(out.Reason).To(ContainSubstring("status 3"))
 		Expect(string(out.Result.Stdout)).To(ContainSubstring("about to fail"))
@@ -79,18 +81,18 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 	})
 
 	It("H4 reports a child killed by SIGSEGV as a CRASH naming the signal", Label("negative-control"), func(ctx SpecContext) {
-		out := suitekit.Check(ctx, cell.Spec{Scenario: "H4"}, "CRASH")
+		out := suitekit.Check(ctx, cell.Spec{Cell: scenario.Cell{Scenario: "H4"}}, verdict.Crash)
 		Expect(out.Result.Signal).To(Equal("SIGSEGV"))
 		Expect(out.Reason).To(ContainSubstring("SIGSEGV"))
 	})
 
 	DescribeTable("H5 refuses bad failpoints before the child starts: an ERROR row of the matrix, with the reason",
-		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+		func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, then suitekit.Then) {
 			suitekit.Verify(ctx, spec, expected, then)
 		},
-		suitekit.CellThen(cell.Spec{Scenario: "H5", Failpoints: failpoints.Set{{Name: "logjam/no-such-point", Terms: "return(1)"}}}, "ERROR", refusedBeforeStart("unknown failpoint")),
-		suitekit.CellThen(cell.Spec{Scenario: "H5", Failpoints: failpoints.Set{{Name: failpoints.Probe, Terms: "retrun(1)"}}}, "ERROR", refusedBeforeStart("malformed terms")),
-		suitekit.CellThen(cell.Spec{Scenario: "H5", Failpoints: failpoints.Set{{Name: failpoints.StreamWriteInterrupt, Terms: `return("sideways")`}}}, "ERROR", refusedBeforeStart("one of")),
+		suitekit.CellThen(cell.Spec{Cell: scenario.Cell{Scenario: "H5"}, Failpoints: failpoints.Set{{Name: "logjam/no-such-point", Terms: "return(1)"}}}, verdict.Error, refusedBeforeStart("unknown failpoint")),
+		suitekit.CellThen(cell.Spec{Cell: scenario.Cell{Scenario: "H5"}, Failpoints: failpoints.Set{{Name: failpoints.Probe, Terms: "retrun(1)"}}}, verdict.Error, refusedBeforeStart("malformed terms")),
+		suitekit.CellThen(cell.Spec{Cell: scenario.Cell{Scenario: "H5"}, Failpoints: failpoints.Set{{Name: failpoints.StreamWriteInterrupt, Terms: `return("sideways")`}}}, verdict.Error, refusedBeforeStart("one of")),
 	)
 
 	DescribeTable("H5 a GO_FAILPOINTS value is refused with the reason",
@@ -118,7 +120,7 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 
 	It("H6 kills a grandchild that holds stdout open, at the deadline, and returns within the grace period", Label("negative-control"), func(ctx SpecContext) {
 		deadline := 2 * time.Second
-		out := suitekit.Check(ctx, cell.Spec{Scenario: "H6", Deadline: deadline}, "HANG")
+		out := suitekit.Check(ctx, cell.Spec{Cell: scenario.Cell{Scenario: "H6"}, Deadline: deadline}, verdict.Hang)
 		m := regexp.MustCompile(`grandchild (\d+)`).FindSubmatch(out.Result.Stdout)
 		Expect(m).NotTo(BeNil(), "the child names its grandchild")
 		grandchild, _ := strconv.Atoi(string(m[1]))

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"logjam/harness/cell"
+	"logjam/scenario"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )
@@ -18,9 +19,9 @@ import (
 // rows say what that shape does, not what torch.xpu / torch.mtia were seen
 // to do. Entry names start with the scenario id: --focus 'L2' reruns only L2.
 var _ = DescribeTable("lazy device initialization",
-	func(ctx SpecContext, spec cell.Spec, expected string, _ suitekit.Then) {
+	func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, _ suitekit.Then) {
 		out := suitekit.Check(ctx, spec, expected)
-		if expected == string(verdict.Hang) {
+		if expected == verdict.Hang {
 			// Every hang of this family is one thread waiting for its own
 			// non-reentrant _initialization_lock.
 			Expect(out.Cycle).To(ContainSubstring("waits for %s _initialization_lock, which it holds itself", spec.Backend),
@@ -38,48 +39,48 @@ var _ = DescribeTable("lazy device initialization",
 	// L2: queued before init; during the drain the callback re-enters through manual_seed.
 	// L3: forced race: A passes the fast-path checks and pauses before the lock;
 	//     B initializes and drains; A goes on; the callback re-enters.
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "old", Backend: "cuda", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "initfast", Backend: "cuda", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "norace", Backend: "cuda", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "fixed", Backend: "cuda", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "old", Backend: "cuda"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "initfast", Backend: "cuda"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "norace", Backend: "cuda"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "fixed", Backend: "cuda"}}, verdict.OK),
 
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "old", Backend: "xpu", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "initfast", Backend: "xpu", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "norace", Backend: "xpu", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "fixed", Backend: "xpu", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "old", Backend: "xpu"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "initfast", Backend: "xpu"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "norace", Backend: "xpu"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "fixed", Backend: "xpu"}}, verdict.OK),
 
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "old", Backend: "mtia", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "initfast", Backend: "mtia", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "norace", Backend: "mtia", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L1", Variant: "fixed", Backend: "mtia", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "old", Backend: "mtia"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "initfast", Backend: "mtia"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "norace", Backend: "mtia"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L1", Variant: "fixed", Backend: "mtia"}}, verdict.OK),
 
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "old", Backend: "cuda", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "initfast", Backend: "cuda", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "norace", Backend: "cuda", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "fixed", Backend: "cuda", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "old", Backend: "cuda"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "initfast", Backend: "cuda"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "norace", Backend: "cuda"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "fixed", Backend: "cuda"}}, verdict.OK),
 
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "old", Backend: "xpu", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "initfast", Backend: "xpu", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "norace", Backend: "xpu", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "fixed", Backend: "xpu", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "old", Backend: "xpu"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "initfast", Backend: "xpu"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "norace", Backend: "xpu"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "fixed", Backend: "xpu"}}, verdict.OK),
 
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "old", Backend: "mtia", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "initfast", Backend: "mtia", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "norace", Backend: "mtia", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L2", Variant: "fixed", Backend: "mtia", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "old", Backend: "mtia"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "initfast", Backend: "mtia"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "norace", Backend: "mtia"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L2", Variant: "fixed", Backend: "mtia"}}, verdict.OK),
 
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "old", Backend: "cuda", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "initfast", Backend: "cuda", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "norace", Backend: "cuda", Platform: "linux", Python: "3.12"}, "LOSTCALLBACK"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "fixed", Backend: "cuda", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "old", Backend: "cuda"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "initfast", Backend: "cuda"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "norace", Backend: "cuda"}}, verdict.LostCallback),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "fixed", Backend: "cuda"}}, verdict.OK),
 
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "old", Backend: "xpu", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "initfast", Backend: "xpu", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "norace", Backend: "xpu", Platform: "linux", Python: "3.12"}, "LOSTCALLBACK"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "fixed", Backend: "xpu", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "old", Backend: "xpu"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "initfast", Backend: "xpu"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "norace", Backend: "xpu"}}, verdict.LostCallback),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "fixed", Backend: "xpu"}}, verdict.OK),
 
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "old", Backend: "mtia", Platform: "linux", Python: "3.12"}, "HANG"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "initfast", Backend: "mtia", Platform: "linux", Python: "3.12"}, "OK"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "norace", Backend: "mtia", Platform: "linux", Python: "3.12"}, "LOSTCALLBACK"),
-	suitekit.Cell(cell.Spec{Scenario: "L3", Variant: "fixed", Backend: "mtia", Platform: "linux", Python: "3.12"}, "OK"),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "old", Backend: "mtia"}}, verdict.Hang),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "initfast", Backend: "mtia"}}, verdict.OK),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "norace", Backend: "mtia"}}, verdict.LostCallback),
+	suitekit.Cell(cell.Spec{Cell: scenario.Cell{Scenario: "L3", Variant: "fixed", Backend: "mtia"}}, verdict.OK),
 )

@@ -6,6 +6,7 @@ import (
 
 	"logjam/harness/cell"
 	"logjam/harness/ledger"
+	"logjam/scenario"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )
@@ -14,16 +15,16 @@ var _ = Describe("fd 2 as a pipe or a terminal", func() {
 	suitekit.LinuxOnly("one-page pipes (F_SETPIPE_SZ), POLLOUT per page slot, /proc/self/fd and /dev/ptmx")
 
 	DescribeTable("never blocks a GIL holder on a pipe only a GIL waiter drains, and loses no line",
-		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+		func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, then suitekit.Then) {
 			suitekit.Verify(ctx, spec, expected, then)
 		},
 		suitekit.Rows(
-			suitekit.RowThen(cell.Spec{Scenario: "P1"}, namesThePipeCycle, "OK", "HANG", "OK", "OK", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "P2"}, namesThePipeCycle, "OK", "HANG", "OK", "OK", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "P3"}, linesInOrder, "OK", "OK", "OK", "OK", "OK", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "P4", Platform: "macos"}, "OK", "HANG", "OK", "HANG", "OK", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "P5"}, "OK", "OK", "LOST", "LOST", "LOST", "OK"),
-			suitekit.Row(cell.Spec{Scenario: "P6"}, "OK", "HANG", "HANG", "HANG", "HANG", "OK")),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "P1"}}, namesThePipeCycle, verdict.OK, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "P2"}}, namesThePipeCycle, verdict.OK, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "P3"}}, linesInOrder, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "P4", Platform: "macos"}}, verdict.OK, verdict.Hang, verdict.OK, verdict.Hang, verdict.OK, verdict.OK),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "P5"}}, verdict.OK, verdict.OK, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "P6"}}, verdict.OK, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK)),
 	)
 })
 

@@ -10,6 +10,7 @@ import (
 	"logjam/random/search"
 	"logjam/scenario/schedule"
 	"logjam/suites/suitekit"
+	"logjam/verdict"
 )
 
 // finding is a row of the matrix that random search found: a shrunk
@@ -18,26 +19,26 @@ import (
 // are its negative controls; logjam failed it before its fix.
 type finding struct {
 	id, slug, schedule string
-	verdicts           []string // pystderr, fd2, buffered, adaptive, merged, logjam
+	verdicts           []verdict.Verdict // pystderr, fd2, buffered, adaptive, merged, logjam
 }
 
 var findingRows = []finding{
 	{"RF1", "destructor-logs-outside-call-stderr-captured",
 		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":1,"size":80,"level":"I"}]}],"outside":8}}`,
-		[]string{"OK", "MISROUTED", "MISROUTED", "MISROUTED", "MISROUTED", "OK"}},
+		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.OK}},
 	// RF2 under pystderr: CRASH, not LOST; the model was wrong: pythonbuf throws the OSError out of a
 	// noexcept destructor (FINDINGS.md, "Calibrated").
 	{"RF2", "failing-stderr-fallback-on-forwarder-pipe",
 		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"oserror","k":1},"threads":[{"calls":[{"backend":0,"lines":64,"size":127,"level":"I"}]}]}}`,
-		[]string{"CRASH", "HANG", "HANG", "HANG", "HANG", "OK"}},
+		[]verdict.Verdict{verdict.Crash, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
 	// RF3: T2 holds its lock until MainThread waits (wait_for 1), so under pystderr the cycle forms whichever
 	// write(2) returns first (docs/TRUST.md, "Stress"); the other policies play the same interleaving as before.
 	{"RF3", "flush-blocked-part-way-another-thread-writes",
 		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":8192,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":1,"size":130,"level":"E","cjk":true},{"backend":1,"lines":117,"size":80,"level":"E","cjk":true,"wait_for":4}]},{"calls":null},{"calls":[{"backend":1,"lines":1,"size":127,"level":"E","wait_for":1}]},{"calls":null}]}}`,
-		[]string{"HANG", "HANG", "OK", "LOST", "LOST", "OK"}},
+		[]verdict.Verdict{verdict.Hang, verdict.Hang, verdict.OK, verdict.Lost, verdict.Lost, verdict.OK}},
 	{"RF4", "daemon-flushes-process-wide-lines-at-exit",
 		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"outside":128,"daemons":1}}`,
-		[]string{"CRASH", "HANG", "HANG", "HANG", "HANG", "OK"}},
+		[]verdict.Verdict{verdict.Crash, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
 }
 
 var findings = func() []TableEntry {
@@ -46,7 +47,7 @@ var findings = func() []TableEntry {
 		for i, p := range schedule.SinkPolicies {
 			js := strings.Replace(f.schedule, `"policy":"logjam"`, fmt.Sprintf("%q:%q", "policy", p), 1)
 			labels := Label("finding", p)
-			if f.verdicts[i] != "OK" {
+			if f.verdicts[i] != verdict.OK {
 				labels = append(labels, "negative-control")
 			}
 			es = append(es, Entry(fmt.Sprintf("%s %s [policy=%s]", f.id, f.slug, p), labels, f.id, js, f.verdicts[i]))
@@ -74,7 +75,7 @@ var _ = Describe("findings of random search", func() {
 	suitekit.LinuxOnly("real pipes, ptys and signals under every schedule")
 
 	DescribeTable("a shrunk schedule as a matrix row (RF*): each policy's verdict",
-		func(ctx SpecContext, id, js, expected string) {
+		func(ctx SpecContext, id, js string, expected verdict.Verdict) {
 			s, err := schedule.Decode(js)
 			Expect(err).NotTo(HaveOccurred())
 			spec := search.Spec(s)

@@ -10,6 +10,7 @@ import (
 	"logjam/harness/cell"
 	"logjam/harness/report"
 	"logjam/random/search"
+	"logjam/scenario"
 	"logjam/scenario/schedule"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
@@ -66,7 +67,7 @@ func run(ctx SpecContext, s schedule.Schedule) *cell.Outcome {
 func failure(seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outcome) string {
 	name := CurrentSpecReport().LeafNodeText
 	dir := report.BundleDir(suitekit.ReportsDir(), name)
-	c := report.Cell{ID: "R", Name: name, Family: "random", Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python,
+	c := report.Cell{ID: "R", Name: name, Family: "random", Cell: scenario.Cell{Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python},
 		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: search.SeedCommand(seed, f),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
 	runner := search.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}

@@ -58,6 +58,7 @@ func RunSuite(t *testing.T, fam string) {
 		os.Exit(2)
 	}
 	Profile, family = prof, fam
+	checkCatalogue(fam)
 	RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, fam+" suite", ginkgo.Label(fam))
 }
@@ -99,7 +100,7 @@ type Then func(out *cell.Outcome)
 
 // Verify is what a cell table's body does: Check, then the row's Then. Call
 // it from a body written in the suite file, so a failure points there.
-func Verify(ctx ginkgo.SpecContext, spec cell.Spec, expected string, then Then) {
+func Verify(ctx ginkgo.SpecContext, spec cell.Spec, expected verdict.Verdict, then Then) {
 	ginkgo.GinkgoHelper()
 	out := Check(ctx, spec, expected)
 	if then != nil {
@@ -107,84 +108,66 @@ func Verify(ctx ginkgo.SpecContext, spec cell.Spec, expected string, then Then) 
 	}
 }
 
-// Cell builds a matrix cell named `<ID> <slug> [policy=<p> platform=<os>
-// py=<ver>]`, labelled with its policy and negative-control when the expected
-// verdict is not OK (the family label is the suite's). The table's body
-// receives (spec, expected, then); its code location is the caller's line.
-func Cell(spec cell.Spec, expected string, decorations ...any) ginkgo.TableEntry {
+// Cell builds a matrix cell named by scenario.Cell.Name, labelled with its
+// policy and negative-control when the expected verdict is not OK (the
+// family label is the suite's). The table's body receives (spec, expected,
+// then); its code location is the caller's line.
+func Cell(spec cell.Spec, expected verdict.Verdict, decorations ...any) ginkgo.TableEntry {
 	return entry(2, spec, expected, nil, decorations...)
 }
 
 // CellThen is Cell with the cell's own assertion.
-func CellThen(spec cell.Spec, expected string, then Then, decorations ...any) ginkgo.TableEntry {
+func CellThen(spec cell.Spec, expected verdict.Verdict, then Then, decorations ...any) ginkgo.TableEntry {
 	return entry(2, spec, expected, then, decorations...)
 }
 
-// entry is Cell with the suite file's line skip frames up the stack.
-func entry(skip int, spec cell.Spec, expected string, then Then, decorations ...any) ginkgo.TableEntry {
-	if spec.Platform == "" && spec.Policy != "" {
-		spec.Platform = "linux"
+// entry is Cell with the suite file's line skip frames up the stack. A
+// scenario the catalogue does not know, or a word that is no verdict, stops
+// the suite before any spec runs.
+func entry(skip int, spec cell.Spec, expected verdict.Verdict, then Then, decorations ...any) ginkgo.TableEntry {
+	if _, err := scenario.Lookup(spec.Scenario); err != nil {
+		panic(fmt.Sprintf("suitekit: %v", err))
 	}
-	if spec.Python == "" && spec.Policy != "" {
-		spec.Python = "3.12"
+	if verdict.Rank(expected) == len(verdict.Precedence) {
+		panic(fmt.Sprintf("suitekit: %s: %q is not a verdict", spec.Scenario, expected))
 	}
-	slug := spec.Scenario
-	if in, err := scenario.Lookup(spec.Scenario); err == nil {
-		slug = in.Slug
-	}
-	name := fmt.Sprintf("%s %s [%s]", spec.Scenario, slug, strings.Join(params(spec), " "))
+	spec.Cell = spec.Cell.WithDefaults()
 	var labels ginkgo.Labels
 	if spec.Policy != "" {
 		labels = append(labels, spec.Policy)
 	}
-	if expected != "OK" {
+	if expected != verdict.OK {
 		labels = append(labels, "negative-control")
 	}
 	args := append([]any{types.NewCodeLocation(skip), labels, spec, expected, then}, decorations...)
-	return ginkgo.Entry(name, args...)
-}
-
-func params(s cell.Spec) []string {
-	var p []string
-	for _, kv := range [][2]string{{"policy", s.Policy}, {"variant", s.Variant}, {"backend", s.Backend}, {"platform", s.Platform}, {"py", s.Python}, {"stderr", s.Stderr}} {
-		if kv[1] != "" {
-			p = append(p, kv[0]+"="+kv[1])
-		}
-	}
-	for _, fp := range s.Failpoints {
-		p = append(p, "fp="+strings.TrimPrefix(fp.Name, "logjam/")+"="+fp.Terms)
-	}
-	return p
+	return ginkgo.Entry(spec.Name(spec.Failpoints), args...)
 }
 
 // Check runs one cell and requires observed == expected. It attaches the
 // cell to the Ginkgo report, and on a mismatch leaves an evidence bundle
 // under reports/evidence and fails with the evidence and the command that
 // reruns exactly this cell. A failure points at the caller's line.
-func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected string) *cell.Outcome {
+func Check(ctx ginkgo.SpecContext, spec cell.Spec, expected verdict.Verdict) *cell.Outcome {
 	ginkgo.GinkgoHelper()
 	return CheckAs(ctx, spec.Scenario, spec, expected)
 }
 
 // CheckAs is Check for a cell whose matrix row is not its scenario's id
 // (a random schedule found by search, played by scenario R).
-func CheckAs(ctx ginkgo.SpecContext, id string, spec cell.Spec, expected string) *cell.Outcome {
+func CheckAs(ctx ginkgo.SpecContext, id string, spec cell.Spec, expected verdict.Verdict) *cell.Outcome {
 	ginkgo.GinkgoHelper()
-	if spec.Platform == "" {
-		spec.Platform = "linux"
-	}
-	if spec.Python == "" && spec.Policy != "" {
-		spec.Python = "3.12"
+	spec.Cell = spec.Cell.WithDefaults()
+	if spec.Platform == "" { // the harness's own children run here too
+		spec.Platform = scenario.DefaultPlatform
 	}
 	out, err := cell.Run(ctx, Bin, spec, Profile)
 	if err != nil {
 		out = cell.Errored(spec, err) // a row of its own, never a vanished cell
 	}
 	name := ginkgo.CurrentSpecReport().LeafNodeText
-	c := report.Cell{ID: id, Name: name, Family: family,
-		Scenario: out.Scenario, Policy: out.Policy, Variant: out.Variant, Backend: out.Backend, Platform: out.Platform, Python: out.Python, Stderr: out.Stderr,
+	c := report.Cell{ID: id, Name: name, Family: family, Cell: out.Cell,
 		Failpoints: spec.Failpoints.Env(),
-		Expected:   verdict.Verdict(expected), Observed: out.Observed, Ms: out.Ms,
+		Expected:   expected, Observed: out.Observed, Ms: out.Ms,
 		Rerun:    report.Rerun(family, name, Profile.Name, Profile.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
 		Repeat:   repeat(),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
@@ -230,16 +213,16 @@ func failure(c report.Cell, out *cell.Outcome) string {
 // Row is one scenario's cells across the six policies: verdicts are the
 // expected ones in SCENARIOS.md's column order (axes.Policies). spec
 // names the scenario and, if not linux, the platform.
-func Row(spec cell.Spec, verdicts ...string) []ginkgo.TableEntry {
+func Row(spec cell.Spec, verdicts ...verdict.Verdict) []ginkgo.TableEntry {
 	return row(spec, nil, verdicts)
 }
 
 // RowThen is Row with the row's own assertion.
-func RowThen(spec cell.Spec, then Then, verdicts ...string) []ginkgo.TableEntry {
+func RowThen(spec cell.Spec, then Then, verdicts ...verdict.Verdict) []ginkgo.TableEntry {
 	return row(spec, then, verdicts)
 }
 
-func row(spec cell.Spec, then Then, verdicts []string) []ginkgo.TableEntry {
+func row(spec cell.Spec, then Then, verdicts []verdict.Verdict) []ginkgo.TableEntry {
 	if len(verdicts) != len(axes.Policies) {
 		panic(fmt.Sprintf("suitekit.Row(%s): %d verdicts for %d policies", spec.Scenario, len(verdicts), len(axes.Policies)))
 	}

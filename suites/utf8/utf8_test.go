@@ -5,27 +5,28 @@ import (
 	. "github.com/onsi/gomega"
 
 	"logjam/harness/cell"
+	"logjam/scenario"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )
 
 var _ = Describe("Invalid UTF-8 from the runtime", func() {
 	DescribeTable("is escaped, in log lines and exception text, and the call raises RuntimeError",
-		func(ctx SpecContext, spec cell.Spec, expected string, then suitekit.Then) {
+		func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, then suitekit.Then) {
 			suitekit.Verify(ctx, spec, expected, then)
 		},
 		suitekit.Rows(
 			// U1 under pystderr: CRASH, not BADESC; the model was wrong: pythonbuf's strict decode of the
 			// log line raises, and it throws out of a noexcept destructor (FINDINGS.md, "Calibrated").
-			suitekit.RowThen(cell.Spec{Scenario: "U1"}, namesTheBytes, "CRASH", "BADESC", "BADESC", "OK", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "U2"}, namesTheBytes, "BADESC", "BADESC", "BADESC", "BADESC", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "U3"}, namesTheBytes, "BADESC", "BADESC", "BADESC", "OK", "OK", "OK"),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "U1"}}, namesTheBytes, verdict.Crash, verdict.BadEsc, verdict.BadEsc, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "U2"}}, namesTheBytes, verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "U3"}}, namesTheBytes, verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.OK, verdict.OK, verdict.OK),
 			// Python 3.10: PyErr_SetString with invalid UTF-8 raises RuntimeError() with the message silently
 			// dropped, so pystderr, fd2 and buffered raise no UnicodeDecodeError there; U1 under fd2 then
 			// shows its next verdict, MISROUTED. adaptive decodes for itself: BADESC on every version.
-			suitekit.RowThen(cell.Spec{Scenario: "U1", Python: "3.10"}, dropsTheMessage, "CRASH", "MISROUTED", "OK", "OK", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "U2", Python: "3.10"}, dropsTheMessage, "OK", "OK", "OK", "BADESC", "OK", "OK"),
-			suitekit.RowThen(cell.Spec{Scenario: "U3", Python: "3.10"}, dropsTheMessage, "OK", "OK", "OK", "OK", "OK", "OK")),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "U1", Python: "3.10"}}, dropsTheMessage, verdict.Crash, verdict.Misrouted, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "U2", Python: "3.10"}}, dropsTheMessage, verdict.OK, verdict.OK, verdict.OK, verdict.BadEsc, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "U3", Python: "3.10"}}, dropsTheMessage, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK)),
 	)
 })
 
