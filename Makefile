@@ -4,7 +4,9 @@ GINKGO := go tool ginkgo
 FOCUS ?=
 N ?= 20
 
-.PHONY: test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress stress-daemon calibrate calibrate-stress
+ZOO_STREAMS ?= 10
+ZOO_CAP ?= 2000
+.PHONY: zoo test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress stress-daemon calibrate calibrate-stress
 
 test:            ## every unit test and every suite
 	go test ./...
@@ -36,6 +38,9 @@ lint:            ## gofmt, go vet, the race detector, and the darwin build
 	go vet ./...
 	GOOS=darwin go build ./...
 	go test -race ./...
+
+zoo:             ## plant each random/zoo bug in a scratch copy: random runs of logjam to its first failure per stream, and the matrix's verdict
+	go run ./cmd/zoo -streams $(ZOO_STREAMS) -cap $(ZOO_CAP) -matrix
 
 mutants:         ## the semantic mutation kit (cmd/mutants/mutants.yml): score and survivors
 	go run ./cmd/mutants

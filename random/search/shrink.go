@@ -196,7 +196,8 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	// Much at once.
 	add(func(c *schedule.Schedule) {
 		c.Sink.Threads = c.Sink.Threads[:1]
-		c.Sink.Daemons, c.Sink.Outside = 0, 0
+		c.Sink.Daemons, c.Sink.Outside, c.Sink.OutsideText = 0, 0, nil
+		c.Sink.Threads[0].Outside, c.Sink.Threads[0].OutsideText = 0, nil
 		eachCall(c, func(_, _ int, call *schedule.Call) { call.WaitFor = 0 })
 	})
 	add(func(c *schedule.Schedule) {
@@ -215,6 +216,9 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 		eachCall(c, func(i, j int, call *schedule.Call) { call.Lines /= 2 })
 		c.Sink.SigintAt /= 2
 		c.Sink.Outside /= 2
+		for i := range c.Sink.Threads {
+			c.Sink.Threads[i].Outside /= 2
+		}
 	})
 	add(func(c *schedule.Schedule) { c.Sink.Sigint, c.Sink.SigintAt, c.Sink.SigintIgnored = "", 0, false })
 	add(func(c *schedule.Schedule) { c.Platform, c.Python, c.Buffering = "linux", "3.12", "" })
@@ -232,6 +236,19 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	}
 	counts("daemons", k.Daemons, func(c *schedule.Schedule, n int) { c.Sink.Daemons = n })
 	counts("outside", k.Outside, func(c *schedule.Schedule, n int) { c.Sink.Outside = n })
+	texts := func(at func(c *schedule.Schedule) **schedule.Text) {
+		if *at(&s) == nil {
+			return
+		}
+		add(func(c *schedule.Schedule) { *at(c) = nil })
+		add(func(c *schedule.Schedule) { (*at(c)).CJK = false })
+		add(func(c *schedule.Schedule) { (*at(c)).Invalid = 0 })
+	}
+	texts(func(c *schedule.Schedule) **schedule.Text { return &c.Sink.OutsideText })
+	for i, t := range k.Threads {
+		counts(fmt.Sprintf("outside %d", i), t.Outside, func(c *schedule.Schedule, n int) { c.Sink.Threads[i].Outside = n })
+		texts(func(c *schedule.Schedule) **schedule.Text { return &c.Sink.Threads[i].OutsideText })
+	}
 	add(func(c *schedule.Schedule) { c.Sink.Sigint, c.Sink.SigintAt = "", 0 })
 	add(func(c *schedule.Schedule) { c.Sink.SigintIgnored = false })
 	add(func(c *schedule.Schedule) { c.Sink.Stderr = schedule.Stderr{Kind: schedule.StderrOriginal} })

@@ -191,6 +191,17 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	}
 	if k.Abort == nil {
 		k.Outside = rapid.SampledFrom([]int{0, 0, 8, 128}).Draw(t, "outside")
+		if k.Outside > 0 {
+			k.OutsideText = drawText(t)
+		}
+		// Lines outside a call from any thread, after its calls (a
+		// destructor at the end of its function, GIL held).
+		for i := range k.Threads {
+			k.Threads[i].Outside = rapid.SampledFrom([]int{0, 0, 0, 1, 8}).Draw(t, "thread outside")
+			if k.Threads[i].Outside > 0 {
+				k.Threads[i].OutsideText = drawText(t)
+			}
+		}
 		// A daemon frozen by finalization inside a stream's write that
 		// released the GIL (slow, waiting for a signal) never finishes that
 		// write: no sink can deliver it.
@@ -225,4 +236,18 @@ func drawCall(t *rapid.T, threads, self int) Call {
 		c.FailChars = rapid.IntRange(30, 45).Draw(t, "fail chars")
 	}
 	return c
+}
+
+// drawText draws the text class of lines outside a call: nil (128 ASCII
+// bytes) or a size around a cut, three-byte characters, an invalid byte.
+func drawText(t *rapid.T) *Text {
+	if rapid.IntRange(0, 3).Draw(t, "plain outside text?") == 0 {
+		return nil
+	}
+	x := &Text{Size: max(1, rapid.SampledFrom(sizeBases).Draw(t, "outside size base")+rapid.IntRange(-3, 3).Draw(t, "outside size delta"))}
+	x.CJK = rapid.IntRange(0, 2).Draw(t, "outside cjk?") == 0
+	if rapid.IntRange(0, 2).Draw(t, "outside invalid?") == 0 {
+		x.Invalid = rapid.IntRange(1, x.Size).Draw(t, "outside invalid at")
+	}
+	return x
 }

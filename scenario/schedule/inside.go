@@ -29,7 +29,7 @@ func (s Schedule) InContract() error {
 			return out("an abort with a blocked-write SIGINT")
 		case !k.Abort.Fatal && k.FD2.StallMs > 0 && k.Abort.After < 1:
 			return out("a foreign abort after a stall with no line once fd 2 has room")
-		case k.Outside > 0 || k.Daemons > 0:
+		case k.outsideLines() > 0 || k.Daemons > 0:
 			return out("an abort with lines outside a call or daemons (the run never reaches them)")
 		}
 	}
@@ -37,7 +37,7 @@ func (s Schedule) InContract() error {
 		return out("two Ctrl-C sources")
 	}
 	if k.Stderr.Kind == StderrInterrupt && k.Stderr.How == "half" {
-		if len(k.Threads) != 1 || len(k.Threads[0].Calls) != 1 || k.Outside > 0 || k.Daemons > 0 {
+		if len(k.Threads) != 1 || len(k.Threads[0].Calls) != 1 || k.outsideLines() > 0 || k.Daemons > 0 {
 			return out("a stream that raises after half its text, then more writes")
 		}
 	}
@@ -57,4 +57,13 @@ func (s Schedule) InContract() error {
 		}
 	}
 	return nil
+}
+
+// outsideLines counts the lines logged outside any call, by every thread.
+func (k *Sink) outsideLines() int {
+	n := k.Outside
+	for _, t := range k.Threads {
+		n += t.Outside
+	}
+	return n
 }

@@ -59,8 +59,10 @@ type Sink struct {
 	// Abort ends the main thread's last call.
 	Abort *Abort `json:"abort,omitempty"`
 	// Outside: lines a destructor logs outside any call, GIL held, after
-	// the threads are joined.
-	Outside int `json:"outside,omitempty"`
+	// the threads are joined, with OutsideText's text (nil: 128 ASCII
+	// bytes, as schedules before the field was added).
+	Outside     int   `json:"outside,omitempty"`
+	OutsideText *Text `json:"outside_text,omitempty"`
 	// Daemons: daemon threads that log through calls while the interpreter
 	// exits.
 	Daemons int `json:"daemons,omitempty"`
@@ -121,6 +123,32 @@ const (
 // Thread is one Python thread's calls.
 type Thread struct {
 	Calls []Call `json:"calls"`
+	// Outside: lines this thread logs outside any call (a destructor, GIL
+	// held) after its calls, with OutsideText's text (nil: 128 ASCII bytes).
+	Outside     int   `json:"outside,omitempty"`
+	OutsideText *Text `json:"outside_text,omitempty"`
+}
+
+// Text is a line's text class: Size message bytes, three-byte characters
+// after a one-byte prefix (CJK), an invalid byte at byte Invalid (1-based;
+// 0: none), as a call's lines have.
+type Text struct {
+	Size    int  `json:"size"`
+	CJK     bool `json:"cjk,omitempty"`
+	Invalid int  `json:"invalid,omitempty"`
+}
+
+func (t *Text) validate() error {
+	if t == nil {
+		return nil
+	}
+	if t.Size < 1 || t.Size > 2048 {
+		return fmt.Errorf("outside_text size %d (accepted: 1 to 2048)", t.Size)
+	}
+	if t.Invalid < 0 || t.Invalid > t.Size {
+		return fmt.Errorf("outside_text invalid %d (accepted: 0 to size)", t.Invalid)
+	}
+	return nil
 }
 
 // Call is one binding call: holding its backend's lock, the delegate logs
@@ -328,9 +356,18 @@ func (s *Sink) validate() error {
 	if len(s.Threads[0].Calls) < 1 {
 		return bad("the main thread makes at least one call")
 	}
+	if err := s.OutsideText.validate(); err != nil {
+		return bad("%v", err)
+	}
 	for i, t := range s.Threads {
 		if len(t.Calls) > 4 {
 			return bad("thread %d: %d calls (accepted: up to 4)", i, len(t.Calls))
+		}
+		if t.Outside < 0 || t.Outside > 512 {
+			return bad("thread %d: outside %d (accepted: 0 to 512)", i, t.Outside)
+		}
+		if err := t.OutsideText.validate(); err != nil {
+			return bad("thread %d: %v", i, err)
 		}
 		for j, c := range t.Calls {
 			if err := c.validate(len(s.Threads)); err != nil {
@@ -465,7 +502,12 @@ func (s Schedule) Faults() int {
 	if k.Outside > 0 {
 		n++
 	}
+	n += k.OutsideText.faults()
 	for _, t := range k.Threads {
+		if t.Outside > 0 {
+			n++
+		}
+		n += t.OutsideText.faults()
 		for _, c := range t.Calls {
 			n++
 			if c.Invalid > 0 {
@@ -489,12 +531,25 @@ func (s Schedule) Lines() int {
 	}
 	n := s.Sink.Outside
 	for _, t := range s.Sink.Threads {
+		n += t.Outside
 		for _, c := range t.Calls {
 			n += c.Lines
 		}
 	}
 	if s.Sink.Abort != nil {
 		n += s.Sink.Abort.After
+	}
+	return n
+}
+
+// faults counts a text class's faults: multi-byte text, an invalid byte.
+func (t *Text) faults() int {
+	n := 0
+	if t != nil && t.CJK {
+		n++
+	}
+	if t != nil && t.Invalid > 0 {
+		n++
 	}
 	return n
 }

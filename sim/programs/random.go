@@ -108,10 +108,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 		main.Join(t)
 		p.evalCheck(main, "in join") // a Ctrl-C another thread's write let through
 	}
-	for i := 0; i < k.Outside; i++ {
-		// A destructor, outside any call, GIL held.
-		rt.Log(main, sim.Info, "module.cpp", 58, "%s", sim.Filler(i, lineMsg128))
-	}
+	p.outside(main, k.Outside, k.OutsideText)
 	if capture != nil {
 		must(capture.Close(main))
 	}
@@ -139,6 +136,19 @@ func (p *sinkPlayer) calls(t *sim.Thread, i int) {
 			t.ReleaseGIL()
 			t.AcquireGIL()
 		}
+	}
+	p.outside(t, p.s.Threads[i].Outside, p.s.Threads[i].OutsideText)
+}
+
+// outside logs n lines outside any call, GIL held (a destructor), with
+// text's class (nil: 128 ASCII bytes).
+func (p *sinkPlayer) outside(t *sim.Thread, n int, text *schedule.Text) {
+	for i := 0; i < n; i++ {
+		if text == nil {
+			p.e.RT.Log(t, sim.Info, "module.cpp", 58, "%s", sim.Filler(i, lineMsg128))
+			continue
+		}
+		p.e.RT.LogBytes(t, sim.Info, "module.cpp", 58, message(schedule.Call{Size: text.Size, CJK: text.CJK, Invalid: text.Invalid}, i))
 	}
 }
 
