@@ -32,6 +32,7 @@ bench:           ## benchmarks (figures for notes; never asserted by tests)
 fuzz:            ## each fuzz target for a bounded time
 	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./internal/pytext/
 	go test -run '^$$' -fuzz FuzzKeepCap -fuzztime 60s ./sim/keep/
+	go test -run '^$$' -fuzz FuzzReadBundle -fuzztime 60s ./harness/report/
 
 lint:            ## gofmt, go vet, the race detector, and the darwin build
 	test -z "$$(gofmt -l .)" || { gofmt -l .; exit 1; }

@@ -230,7 +230,7 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 			if !agree && c.Limit == "" {
 				c.Bundle = report.BundleDir(reportsDir(), cellName)
 				rb := calibrate.Bundle(real, c)
-				sb, _ := sim.Bundle(c, spec, suitekit.Profile, suitekit.Bin, suitekit.Root)
+				sb, _ := sim.Bundle(c, spec, suitekit.Profile, suitekit.Bin)
 				if err := report.WriteBundle(c.Bundle+".real", rb); err != nil {
 					c.Bundle = "(could not write: " + err.Error() + ")"
 				} else if err := report.WriteBundle(c.Bundle+".sim", sb); err != nil {

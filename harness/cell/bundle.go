@@ -11,27 +11,24 @@ import (
 
 // Bundle is the evidence bundle of this outcome as the matrix row c, with
 // what replays it: the child binary bin is kept by digest (childbin), so a
-// replay runs the very binary this cell ran, and module (the module root
-// the binary was built from) lets a replay rebuild it when the cache lost
-// it. The rerun-the-child command then names the kept binary. When no child
-// ran, or the binary cannot be kept, the bundle has no Replay; why is the
+// replay runs the very binary this cell ran (or, when the cache lost it,
+// one rebuilt from the replaying module's source). The rerun-the-child
+// command then names the kept binary. When no child ran, or the binary cannot be kept, the bundle has no Replay; why is the
 // error.
-func (o *Outcome) Bundle(c report.Cell, spec Spec, prof config.Profile, bin, module string) (report.Bundle, error) {
+func (o *Outcome) Bundle(c report.Cell, spec Spec, prof config.Profile, bin string) (report.Bundle, error) {
 	b := report.Bundle{Cell: c, FD2: o.FD2}
 	if o.Result == nil {
 		return b, nil
 	}
 	b.Stdout, b.Events = o.Result.Stdout, o.Result.Events
-	sum, err := childbin.Keep(bin)
+	kept, sum, err := childbin.Keep(bin)
 	if err != nil {
 		return b, err
 	}
-	if kept, ok := childbin.Lookup(sum); ok {
-		b.Cell.Evidence.Command = strings.ReplaceAll(b.Cell.Evidence.Command, bin, kept)
-	}
+	b.Cell.Evidence.Command = strings.ReplaceAll(b.Cell.Evidence.Command, bin, kept)
 	b.Replay = &report.Replay{
 		Cell: spec.Cell, Failpoints: spec.Failpoints.Env(), Schedule: spec.Schedule, Deadline: spec.Deadline,
-		Profile: prof, Binary: sum, Module: module,
+		Profile: prof, Binary: sum,
 	}
 	return b, nil
 }

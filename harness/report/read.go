@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -110,39 +111,106 @@ func specID(sr types.SpecReport) string {
 	return sr.LeafNodeType.String()
 }
 
-// ReadBundle reads a bundle WriteBundle left in dir.
+// The most a bundle file may hold: a bundle is untrusted input, read whole.
+const (
+	MaxBundleRecord = 1 << 20  // cell.json, replay.json
+	MaxBundleData   = 64 << 20 // stdout.txt, fd2.bin, telemetry.jsonl
+)
+
+// ReadBundle reads a bundle WriteBundle left in dir, as untrusted input: dir
+// holds the bundle's files and nothing else, each a regular file (never a
+// symlink, a FIFO or a device) within its size limit; the records are
+// strict JSON (no unknown field, nothing after the value); replay.json, when
+// present, passes Replay.Validate. Nothing is run, created or touched.
 func ReadBundle(dir string) (*Bundle, error) {
-	read := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) }
-	cell, err := read(CellFile)
+	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
 	}
-	b := &Bundle{}
-	if err := json.Unmarshal(cell, &b.Cell); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, CellFile), err)
+	if !st.IsDir() {
+		return nil, errors.New("not a directory")
 	}
-	if b.Stdout, err = read(StdoutFile); err != nil {
-		return nil, err
-	}
-	if b.FD2, err = read(FD2File); err != nil {
-		return nil, err
-	}
-	tel, err := read(TelemetryFile)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	telemetry.Read(bytes.NewReader(tel), func(e telemetry.Event) { b.Events = append(b.Events, e) })
-	run, err := read(ReplayRecordFile)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		// No child ran for this cell (or an older bundle): nothing to replay.
-	case err != nil:
-		return nil, err
-	default:
+	limits := map[string]int64{CellFile: MaxBundleRecord, ReplayRecordFile: MaxBundleRecord,
+		StdoutFile: MaxBundleData, FD2File: MaxBundleData, TelemetryFile: MaxBundleData}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		limit, ok := limits[e.Name()]
+		if !ok {
+			return nil, fmt.Errorf("%q is not a bundle file (a bundle holds %s, %s, %s, %s and %s only)",
+				clip(e.Name()), CellFile, StdoutFile, FD2File, TelemetryFile, ReplayRecordFile)
+		}
+		if !e.Type().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file (%s)", e.Name(), e.Type())
+		}
+		b, err := readBundleFile(filepath.Join(dir, e.Name()), limit)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", e.Name(), err)
+		}
+		files[e.Name()] = b
+	}
+	for _, name := range []string{CellFile, StdoutFile, FD2File, TelemetryFile} {
+		if _, ok := files[name]; !ok {
+			return nil, fmt.Errorf("%s is missing", name)
+		}
+	}
+	b := &Bundle{Stdout: files[StdoutFile], FD2: files[FD2File]}
+	if err := strictJSON(files[CellFile], &b.Cell); err != nil {
+		return nil, fmt.Errorf("%s: %v", CellFile, err)
+	}
+	telemetry.Read(bytes.NewReader(files[TelemetryFile]), func(e telemetry.Event) { b.Events = append(b.Events, e) })
+	if raw, ok := files[ReplayRecordFile]; ok {
 		b.Replay = &Replay{}
-		if err := json.Unmarshal(run, b.Replay); err != nil {
-			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ReplayRecordFile), err)
+		if err := strictJSON(raw, b.Replay); err != nil {
+			return nil, fmt.Errorf("%s: %v", ReplayRecordFile, err)
+		}
+		if err := b.Replay.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %v", ReplayRecordFile, err)
 		}
 	}
 	return b, nil
+}
+
+// readBundleFile reads a regular file of at most limit bytes without
+// following a symlink swapped in since the listing, or blocking on a FIFO.
+func readBundleFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%d bytes, more than a bundle file may hold (%d)", st.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("more than a bundle file may hold (%d bytes)", limit)
+	}
+	return b, nil
+}
+
+// strictJSON decodes exactly one JSON value with no unknown field.
+func strictJSON(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more after the JSON value")
+	}
+	return nil
 }

@@ -1,17 +1,25 @@
 package report
 
 import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
+	"logjam/failpoints"
+	"logjam/internal/axes"
 	"logjam/internal/config"
 	"logjam/scenario"
+	"logjam/scenario/schedule"
 )
 
 // Replay is what a replay needs to run a bundle's cell again exactly: the
 // cell's own parameters (the child's flags, its failpoints, its deadline),
-// the profile's knobs, and the child binary by digest (childbin), with the
-// module it was built from for a rebuild. The fd-2 arrangement, the signals
-// and SIGINT's disposition at start follow from the scenario's contract.
+// the profile's knobs, and the child binary by digest (childbin). The fd-2
+// arrangement, the signals and SIGINT's disposition at start follow from
+// the scenario's contract. A bundle names no path and no module: a replay
+// runs a binary from the cache or one built from its own module.
 type Replay struct {
 	scenario.Cell
 	Failpoints string         `json:"failpoints,omitempty"`  // GO_FAILPOINTS
@@ -19,8 +27,96 @@ type Replay struct {
 	Deadline   time.Duration  `json:"deadline_ns,omitempty"` // the cell's own, before scaling; 0: the profile's
 	Profile    config.Profile `json:"profile"`
 	Binary     string         `json:"binary_sha256"`
-	Module     string         `json:"module,omitempty"`
 }
 
 // ReplayRecordFile is the bundle file that holds its Replay.
 const ReplayRecordFile = "replay.json"
+
+// MaxReplayDeadline bounds a replayed child's deadline (after scaling): a
+// bundle cannot make a replay wait for ever.
+const MaxReplayDeadline = 10 * time.Minute
+
+// The values of the child's axes that sim's parsers accept and
+// internal/axes does not name (cmd/simrt refuses anything else too; a
+// bundle is checked before any child runs).
+var (
+	replayPlatforms = []string{"", "linux", "macos"}
+	replayStderr    = []string{"", "buffered", "unbuffered"}
+	replayBackends  = []string{"", "cuda", "xpu", "mtia"}
+	pythonVersion   = regexp.MustCompile(`^3\.1[0-5](\.[0-9]{1,2})?$`)
+	sha256Hex       = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	profileName     = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+)
+
+// IsDigest reports whether s is a SHA-256 as a bundle names one: 64
+// lowercase hex digits.
+func IsDigest(s string) bool { return sha256Hex.MatchString(s) }
+
+// Validate checks every field against the catalogues (scenarios, policies,
+// lazy-init variants, failpoints, the profile's knobs) before anything
+// runs; the first problem is the error.
+func (r *Replay) Validate() error {
+	oneOf := func(field, v string, accepted []string) error {
+		if slices.Contains(accepted, v) {
+			return nil
+		}
+		return fmt.Errorf("%s %q is not one of the catalogue's (accepted: %s)", field, v, strings.Join(slices.DeleteFunc(slices.Clone(accepted), func(s string) bool { return s == "" }), ", "))
+	}
+	if !IsDigest(r.Binary) {
+		return fmt.Errorf("binary_sha256 %q is not a SHA-256 (64 lowercase hex digits)", clip(r.Binary))
+	}
+	if _, err := scenario.Lookup(r.Scenario); err != nil {
+		return fmt.Errorf("scenario %q is not in the catalogue", clip(r.Scenario))
+	}
+	for _, c := range []struct {
+		field, v string
+		accepted []string
+	}{
+		{"policy", r.Policy, append([]string{""}, axes.Policies...)},
+		{"platform", r.Platform, replayPlatforms},
+		{"stderr", r.Stderr, replayStderr},
+		{"variant", r.Variant, append([]string{""}, axes.LazyVariants...)},
+		{"backend", r.Backend, replayBackends},
+	} {
+		if err := oneOf(c.field, clip(c.v), c.accepted); err != nil {
+			return err
+		}
+	}
+	if r.Python != "" && !pythonVersion.MatchString(r.Python) {
+		return fmt.Errorf("python %q is not a version the model plays (accepted: 3.10 to 3.15, as X.Y or X.Y.Z)", clip(r.Python))
+	}
+	if _, err := failpoints.Parse(r.Failpoints); err != nil {
+		return fmt.Errorf("failpoints: %v", err)
+	}
+	if r.Schedule != "" {
+		if r.Scenario != "R" {
+			return fmt.Errorf("a schedule belongs to scenario R, not %s", r.Scenario)
+		}
+		if _, err := schedule.Decode(r.Schedule); err != nil {
+			return fmt.Errorf("schedule: %v", err)
+		}
+	}
+	if r.Deadline < 0 || r.Deadline > MaxReplayDeadline {
+		return fmt.Errorf("deadline_ns %d is not between 0 and %s", r.Deadline, MaxReplayDeadline)
+	}
+	if !profileName.MatchString(r.Profile.Name) {
+		return fmt.Errorf("profile name %q is not a profile's name", clip(r.Profile.Name))
+	}
+	if err := r.Profile.Validate("the bundle"); err != nil {
+		return err
+	}
+	for _, d := range []time.Duration{r.Profile.ScaledDeadline(), time.Duration(float64(r.Deadline) * r.Profile.TimeoutScale)} {
+		if d > MaxReplayDeadline || d < 0 {
+			return fmt.Errorf("profile %s: a scaled deadline of %s is beyond %s", r.Profile.Name, d, MaxReplayDeadline)
+		}
+	}
+	return nil
+}
+
+// clip keeps an untrusted value short enough for one line of an error.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}

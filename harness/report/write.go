@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,18 +30,17 @@ type Bundle struct {
 	Replay *Replay
 }
 
-// The files of a bundle.
+// The files of a bundle (and nothing else is one: ReadBundle refuses a
+// folder holding more). There is no script: `logjam replay DIR` replays a
+// bundle, and cell.json's rerun names the suite command.
 const (
 	CellFile      = "cell.json"
 	StdoutFile    = "stdout.txt"
 	FD2File       = "fd2.bin"
 	TelemetryFile = "telemetry.jsonl"
-	ReplayFile    = "replay.sh"
 )
 
-// WriteBundle leaves b in dir, with a replay.sh that replays the cell
-// (logjam replay: the same binary, fd-2 arrangement, signals, failpoints
-// and profile) and names the command that reruns it in its suite.
+// WriteBundle leaves b in dir.
 func WriteBundle(dir string, b Bundle) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -56,12 +54,10 @@ func WriteBundle(dir string, b Bundle) error {
 		tel = append(tel, e.Raw...)
 		tel = append(tel, '\n')
 	}
-	replay := replayScript(dir, b)
 	files := []struct {
 		name string
 		data []byte
-		mode os.FileMode
-	}{{CellFile, cell, 0o644}, {StdoutFile, b.Stdout, 0o644}, {FD2File, b.FD2, 0o644}, {TelemetryFile, tel, 0o644}, {ReplayFile, []byte(replay), 0o755}}
+	}{{CellFile, cell}, {StdoutFile, b.Stdout}, {FD2File, b.FD2}, {TelemetryFile, tel}}
 	if b.Replay != nil {
 		run, err := json.MarshalIndent(b.Replay, "", "  ")
 		if err != nil {
@@ -70,39 +66,15 @@ func WriteBundle(dir string, b Bundle) error {
 		files = append(files, struct {
 			name string
 			data []byte
-			mode os.FileMode
-		}{ReplayRecordFile, run, 0o644})
+		}{ReplayRecordFile, run})
 	}
 	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
 			return err
 		}
 	}
-	return os.Chmod(filepath.Join(dir, ReplayFile), 0o755)
+	return nil
 }
-
-// replayScript replays the cell with logjam replay from the module it ran
-// in; a bundle without a Run (no child ran) can only be rerun in its suite.
-func replayScript(dir string, b Bundle) string {
-	var s strings.Builder
-	s.WriteString("#!/bin/sh\n# Reruns this cell in its suite:\n#   " + b.Cell.Rerun + "\n")
-	if b.Replay == nil {
-		s.WriteString("echo 'no child ran for this cell: rerun it in its suite' >&2\nexit 2\n")
-		return s.String()
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
-	}
-	s.WriteString("# Replays it: the same child binary, fd-2 arrangement, signals, failpoints and profile.\n")
-	if b.Replay.Module != "" {
-		fmt.Fprintf(&s, "cd %s && ", shellQuote(b.Replay.Module))
-	}
-	fmt.Fprintf(&s, "exec go run ./cmd/logjam replay %s\n", shellQuote(abs))
-	return s.String()
-}
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
 

@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"logjam/harness/cell"
 	"logjam/harness/report"
@@ -17,15 +20,21 @@ import (
 	"logjam/verdict"
 )
 
-const replayUsage = "logjam replay [-n N] BUNDLE_DIR (a cell's evidence bundle, reports/evidence/<cell>)"
+const replayUsage = "logjam replay [-n N] BUNDLE_DIR (a cell's evidence bundle, reports/latest/evidence/<cell>)"
 
 // replayCmd runs a bundle's cell again as it ran: the same child binary
-// (kept by digest, or rebuilt from the module's source, saying whether the
+// (kept by digest, or rebuilt from this module's source, saying whether the
 // rebuild is the same binary), the same fd-2 arrangement, signals and
 // SIGINT disposition (the scenario's contract), the same failpoints and
 // profile. It prints each replay's verdict beside the recorded one and
 // exits 0 when every replay observed the recorded verdict, 1 when one did
 // not, 130 when interrupted, 2 for bad input (nothing run).
+//
+// A bundle is untrusted input (it travels: a CI artifact, an attachment):
+// report.ReadBundle checks it whole before anything runs, and the only
+// binary replay runs is one whose SHA-256 it has just computed, from the
+// cache or built from the module replay is run in; a bundle names neither
+// a path nor a module.
 func replayCmd(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -39,21 +48,28 @@ func replayCmd(args []string, w io.Writer) int {
 	dir := fs.Arg(0)
 	b, err := report.ReadBundle(dir)
 	if err != nil {
-		return fail("replay: %s is not an evidence bundle: %v", dir, err)
+		return fail("replay: %s is not an evidence bundle: %s", oneLine(dir), oneLine(err.Error()))
 	}
 	if b.Replay == nil {
-		return fail("replay: no child ran for %s (%s); rerun it in its suite: %s", b.Cell.Name, b.Cell.Evidence.Reason, b.Cell.Rerun)
+		return fail("replay: no child ran for %s (%s); rerun it in its suite: %s", oneLine(b.Cell.Name), oneLine(b.Cell.Evidence.Reason), oneLine(b.Cell.Rerun))
 	}
 	spec, err := cell.SpecOf(*b.Replay)
 	if err != nil {
-		return fail("replay: %s: %v", filepath.Join(dir, report.ReplayRecordFile), err)
+		return fail("replay: %s: %s", report.ReplayRecordFile, oneLine(err.Error()))
 	}
-	bin, err := replayBinary(w, b.Replay)
+	root, rootErr := config.Root()
+	if rootErr == nil {
+		if err := checkReplayRoot(root, dir, b.Replay.Profile.Name); err != nil {
+			return fail("replay: %s", oneLine(err.Error()))
+		}
+	}
+	bin, err := replayBinary(w, b.Replay, root, rootErr)
 	if err != nil {
-		return fail("replay: %v", err)
+		return fail("replay: %s", oneLine(err.Error()))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	name := oneLine(b.Cell.Name)
 	differed := 0
 	for i := 1; i <= *n; i++ {
 		out, err := cell.Run(ctx, bin, spec, b.Replay.Profile)
@@ -61,7 +77,7 @@ func replayCmd(args []string, w io.Writer) int {
 			out = cell.Errored(spec, err)
 		}
 		if out.Observed == verdict.Interrupted {
-			fmt.Fprintf(w, "replay %d/%d of %s: interrupted\n", i, *n, b.Cell.Name)
+			fmt.Fprintf(w, "replay %d/%d of %s: interrupted\n", i, *n, name)
 			return 130
 		}
 		same := "the same"
@@ -69,7 +85,7 @@ func replayCmd(args []string, w io.Writer) int {
 			same, differed = "DIFFERENT", differed+1
 		}
 		fmt.Fprintf(w, "replay %d/%d of %s: observed %s, recorded %s (expected %s): %s\n  reason: %s\n",
-			i, *n, b.Cell.Name, out.Observed, b.Cell.Observed, b.Cell.Expected, same, out.Reason)
+			i, *n, name, out.Observed, oneLine(string(b.Cell.Observed)), oneLine(string(b.Cell.Expected)), same, out.Reason)
 	}
 	fmt.Fprintf(w, "%d replays, %d observed the recorded verdict, %d did not\n", *n, *n-differed, differed)
 	if differed > 0 {
@@ -78,30 +94,60 @@ func replayCmd(args []string, w io.Writer) int {
 	return 0
 }
 
-// replayBinary is the child binary the bundle's cell ran: the kept one, or
-// one rebuilt from the module the bundle names (or the one this command
-// runs in), saying whether it is the same binary.
-func replayBinary(w io.Writer, r *report.Replay) (string, error) {
-	if p, ok := childbin.Lookup(r.Binary); ok {
+// checkReplayRoot refuses a module that lies inside the bundle (replay
+// run from within a received folder that carries its own go.mod and
+// ginkgo.yml would build the sender's code) and a profile this module's
+// ginkgo.yml does not name.
+func checkReplayRoot(root, bundle, profile string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	realBundle, err := filepath.EvalSymlinks(bundle)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(realBundle, realRoot); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("the module here (%s) is inside the bundle: run logjam replay from your own logjam checkout", root)
+	}
+	if _, err := config.Load(filepath.Join(root, config.FileName), profile); err != nil {
+		return fmt.Errorf("%s: profile %q is not one of this module's", report.ReplayRecordFile, profile)
+	}
+	return nil
+}
+
+// replayBinary is the child binary the bundle's cell ran: the kept one
+// (its digest verified), or one rebuilt from the module at root (the one
+// replay runs in), saying whether it is the same binary.
+func replayBinary(w io.Writer, r *report.Replay, root string, rootErr error) (string, error) {
+	p, err := childbin.Lookup(r.Binary)
+	if err == nil {
 		return p, nil
 	}
-	root := r.Module
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); root == "" || err != nil {
-		wd, _ := os.Getwd()
-		cfg, err := config.Find(wd)
-		if err != nil {
-			return "", errors.New("the child binary the cell ran is not kept, and there is no logjam module here to rebuild it from")
-		}
-		root = filepath.Dir(cfg)
+	if !errors.Is(err, childbin.ErrNotKept) {
+		return "", err
 	}
-	bin, built, same, err := childbin.Resolve(root, r.Binary)
+	if rootErr != nil {
+		return "", errors.New("the child binary the cell ran is not kept, and there is no logjam module here to rebuild it from (run replay in a logjam checkout)")
+	}
+	bin, built, err := childbin.Build(root)
 	if err != nil {
 		return "", err
 	}
-	if same {
+	if built == r.Binary {
 		fmt.Fprintf(w, "logjam: replay: the child binary was not kept; rebuilt from %s: the same binary (sha256 %.12s)\n", root, built)
 	} else {
 		fmt.Fprintf(w, "logjam: replay: the child binary the cell ran (sha256 %.12s) was not kept; rebuilt from %s, a different binary (sha256 %.12s): the sources changed since\n", r.Binary, root, built)
 	}
 	return bin, nil
+}
+
+// oneLine keeps untrusted text on one line of the terminal: control
+// characters (escape sequences, newlines) are quoted.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) < 0 {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

@@ -77,7 +77,7 @@ func TestReplayReproducesAForcedFailureOfEveryFamily(t *testing.T) {
 		row := report.Cell{ID: spec.Scenario, Name: name, Family: c.family, Cell: scenario.Cell{Scenario: spec.Scenario, Policy: spec.Policy},
 			Expected: verdict.OK, Observed: out.Observed, // the wrong expectation that forces the bundle
 			Evidence: report.Evidence{Reason: out.Reason, Command: out.Command}}
-		b, err := out.Bundle(row, spec, prof, bin, root)
+		b, err := out.Bundle(row, spec, prof, bin)
 		if err != nil {
 			t.Fatalf("%s: keeping the binary: %v", name, err)
 		}

@@ -6,7 +6,12 @@
 // The cache is a directory of files named by their digest: Dir() is
 // $LOGJAM_BIN_CACHE, or logjam/simrt under the user's cache directory. It
 // holds at most MaxKept binaries: keeping one more removes the least
-// recently kept or looked up.
+// recently kept or looked up. A name is a digest (64 lowercase hex digits)
+// before it is joined to the directory, and an entry is hashed again before
+// it is handed out: one whose bytes no longer match its name is removed
+// (and said so on Warn), never run. Entries arrive whole: written to a
+// temporary file in the directory, synced, then renamed into place, so
+// concurrent runs share the cache.
 package childbin
 
 import (
@@ -19,7 +24,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
+
+	"logjam/internal/scratch"
 )
 
 // CacheEnv overrides the cache directory.
@@ -31,16 +39,35 @@ const Package = "logjam/cmd/simrt"
 // MaxKept bounds the cache (each binary is a few MiB).
 var MaxKept = 16
 
+// Warn receives the line that says a corrupt entry was found and removed.
+var Warn io.Writer = os.Stderr
+
+// ErrNotKept: the cache holds no binary with that digest.
+var ErrNotKept = errors.New("not in the child binary cache")
+
 // Dir is the cache directory (not created).
 func Dir() (string, error) {
 	if d := os.Getenv(CacheEnv); d != "" {
-		return d, nil
+		return filepath.Abs(d)
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no cache directory for child binaries (set %s): %v", CacheEnv, err)
 	}
 	return filepath.Join(base, "logjam", "simrt"), nil
+}
+
+// IsDigest reports whether s is a hex SHA-256 as this cache names files.
+func IsDigest(s string) bool {
+	if len(s) != sha256.Size*2 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Digest is the hex SHA-256 of the file at path.
@@ -50,37 +77,74 @@ func Digest(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	return digestOf(f)
+}
+
+func digestOf(r io.Reader) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Keep puts a copy of the binary at path in the cache (once per digest)
-// and returns its digest.
-func Keep(path string) (string, error) {
-	sum, err := Digest(path)
+// and returns the kept copy's path and its digest.
+func Keep(path string) (kept, sum string, err error) {
+	sum, err = Digest(path)
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	if p, err := Lookup(sum); err == nil {
+		return p, sum, nil
 	}
 	dir, err := Dir()
 	if err != nil {
-		return "", err
-	}
-	dst := filepath.Join(dir, sum)
-	if _, err := os.Stat(dst); err == nil {
-		touch(dst)
-		return sum, nil
+		return "", "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", "", err
 	}
-	if err := copyExecutable(path, dst); err != nil {
-		return "", err
+	in, err := os.Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer in.Close()
+	dst := filepath.Join(dir, sum)
+	if err := place(in, dst, sum); err != nil {
+		return "", "", err
 	}
 	prune(dir, dst)
-	return sum, nil
+	return dst, sum, nil
+}
+
+// place writes r to a temporary file beside dst, syncs it, checks it
+// hashes to sum, and renames it to dst (atomic: a reader sees the old
+// entry, none, or the whole new one).
+func place(r io.Reader, dst, sum string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".keep-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, a no-op
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(tmp, h), r)
+	if err == nil {
+		err = tmp.Chmod(0o755)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sum {
+		return fmt.Errorf("the binary changed while it was kept (sha256 %.12s, then %.12s)", sum, got)
+	}
+	return os.Rename(tmp.Name(), dst)
 }
 
 // touch marks a binary as used now (the cache drops the least recent).
@@ -102,7 +166,7 @@ func prune(dir, keep string) {
 	var bins []kept
 	for _, e := range entries {
 		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() || len(e.Name()) != sha256.Size*2 {
+		if err != nil || !info.Mode().IsRegular() || !IsDigest(e.Name()) {
 			continue
 		}
 		bins = append(bins, kept{filepath.Join(dir, e.Name()), info.ModTime()})
@@ -115,22 +179,44 @@ func prune(dir, keep string) {
 	}
 }
 
-// Lookup returns the cached binary with digest sum.
-func Lookup(sum string) (string, bool) {
+// Lookup returns the cached binary with digest sum, its bytes hashed just
+// now: ErrNotKept when sum is not a digest or the cache has no such regular
+// file; an entry whose bytes do not hash to its name is removed, said so on
+// Warn, and not kept. Only a file inside the cache is ever looked at.
+func Lookup(sum string) (string, error) {
+	if !IsDigest(sum) {
+		return "", ErrNotKept
+	}
 	dir, err := Dir()
-	if err != nil || sum == "" {
-		return "", false
+	if err != nil {
+		return "", err
 	}
 	p := filepath.Join(dir, sum)
-	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-		return "", false
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", ErrNotKept
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", ErrNotKept
+	}
+	got, err := digestOf(f)
+	if err != nil {
+		return "", err
+	}
+	if got != sum {
+		_ = os.Remove(p)
+		fmt.Fprintf(Warn, "logjam: the cached child binary %s does not hash to its name (sha256 %.12s): removed, not run; it is rebuilt when needed\n", p, got)
+		return "", ErrNotKept
 	}
 	touch(p)
-	return p, true
+	return p, nil
 }
 
 // Build builds the child from the module at root into the cache and
-// returns its path and digest.
+// returns its path and digest. The build's scratch folder (and the go
+// command's own, GOTMPDIR) is inside the cache, removed when done, and
+// swept at the next build if this process was killed.
 func Build(root string) (path, sum string, err error) {
 	dir, err := Dir()
 	if err != nil {
@@ -139,63 +225,51 @@ func Build(root string) (path, sum string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
-	tmp, err := os.MkdirTemp(dir, "build-")
+	scratch.Sweep(dir, "build")
+	tmp, err := scratch.New(dir, "build")
 	if err != nil {
 		return "", "", err
 	}
-	defer os.RemoveAll(tmp)
-	out := filepath.Join(tmp, "simrt")
+	defer tmp.Remove()
+	out := filepath.Join(tmp.Dir, "simrt")
 	cmd := exec.Command("go", "build", "-o", out, Package)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+tmp.Dir)
+	cmd.SysProcAttr = dieWithParent()
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("building %s in %s: %v\n%s", Package, root, err, b)
 	}
-	if sum, err = Digest(out); err != nil {
+	f, err := os.Open(out)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	if sum, err = digestOf(f); err != nil {
+		return "", "", err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return "", "", err
 	}
 	path = filepath.Join(dir, sum)
-	if err := os.Rename(out, path); err != nil {
+	if err := place(f, path, sum); err != nil {
 		return "", "", err
 	}
 	prune(dir, path)
 	return path, sum, nil
 }
 
-// Resolve returns the binary with digest sum: the cached one, or else one
-// built from the module at root, whose digest (built) may differ; same
-// reports whether it is the binary asked for.
+// Resolve returns the binary with digest sum: the cached one (verified),
+// or else one built from the module at root, whose digest (built) may
+// differ; same reports whether it is the binary asked for.
 func Resolve(root, sum string) (path, built string, same bool, err error) {
-	if p, ok := Lookup(sum); ok {
+	if p, err := Lookup(sum); err == nil {
 		return p, sum, true, nil
+	} else if !errors.Is(err, ErrNotKept) {
+		return "", "", false, err
 	}
 	if root == "" {
 		return "", "", false, errors.New("the child binary is not in the cache and no module to rebuild it from")
 	}
 	path, built, err = Build(root)
 	return path, built, err == nil && built == sum, err
-}
-
-func copyExecutable(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".keep-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o755); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
 }

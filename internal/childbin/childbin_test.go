@@ -1,9 +1,12 @@
 package childbin
 
 import (
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -14,14 +17,14 @@ func TestKeepThenLookupFindsTheSameBytes(t *testing.T) {
 	if err := os.WriteFile(src, []byte("#!/bin/sh\necho kept\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Keep(src)
+	kept, sum, err := Keep(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = os.Remove(src) // as gexec removes its build at the end of a suite
-	p, ok := Lookup(sum)
-	if !ok {
-		t.Fatalf("digest %s not found after Keep", sum)
+	p, err := Lookup(sum)
+	if err != nil || p != kept {
+		t.Fatalf("digest %s not found after Keep: %q %v", sum, p, err)
 	}
 	out, err := exec.Command(p).Output()
 	if err != nil || string(out) != "kept\n" {
@@ -43,7 +46,7 @@ func TestTheCacheKeepsTheMostRecentlyUsed(t *testing.T) {
 		if err := os.WriteFile(src, []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		sum, err := Keep(src)
+		_, sum, err := Keep(src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,14 +55,15 @@ func TestTheCacheKeepsTheMostRecentlyUsed(t *testing.T) {
 		old := time.Now().Add(time.Duration(i-10) * time.Minute)
 		_ = os.Chtimes(filepath.Join(dir, sum), old, old)
 		if i == 1 {
-			if _, ok := Lookup(sums[0]); !ok { // a use: "a" is now the most recent
+			if _, err := Lookup(sums[0]); err != nil { // a use: "a" is now the most recent
 				t.Fatal("a was dropped too early")
 			}
 		}
 	}
-	_, okA := Lookup(sums[0])
-	_, okB := Lookup(sums[1])
-	_, okC := Lookup(sums[2])
+	_, errA := Lookup(sums[0])
+	_, errB := Lookup(sums[1])
+	_, errC := Lookup(sums[2])
+	okA, okB, okC := errA == nil, errB == nil, errC == nil
 	if !okA || okB || !okC {
 		t.Fatalf("kept a=%v b=%v c=%v, want the least recently used (b) dropped", okA, okB, okC)
 	}
@@ -88,5 +92,65 @@ func TestResolveRebuildsAMissingBinaryAndSaysItDiffers(t *testing.T) {
 	p2, _, same2, err := Resolve(root, built)
 	if err != nil || !same2 || p2 != path {
 		t.Fatalf("the rebuilt binary is not found by its digest: %s %v %v", p2, same2, err)
+	}
+}
+
+// A kept binary whose bytes changed since is found out before anyone runs
+// it: removed, said so, not handed out; the next Keep of the real binary
+// heals the entry.
+func TestACorruptEntryIsRemovedNotRun(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(CacheEnv, dir)
+	var warned strings.Builder
+	defer func(w io.Writer) { Warn = w }(Warn)
+	Warn = &warned
+	marker := filepath.Join(t.TempDir(), "ran")
+	src := filepath.Join(t.TempDir(), "bin")
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho kept\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kept, sum, err := Keep(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Lookup(sum); !errors.Is(err, ErrNotKept) {
+		t.Fatalf("a corrupt entry was handed out: %q %v", p, err)
+	}
+	if _, err := os.Stat(kept); !os.IsNotExist(err) {
+		t.Fatalf("the corrupt entry is still there: %v", err)
+	}
+	if !strings.Contains(warned.String(), "does not hash to its name") {
+		t.Fatalf("nothing said: %q", warned.String())
+	}
+	if _, _, err := Keep(src); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Lookup(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(p).Output(); err != nil || string(out) != "kept\n" {
+		t.Fatalf("the healed entry ran as %q (%v)", out, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the corrupt binary ran")
+	}
+}
+
+// A name that is not a digest is never joined to the cache directory: a
+// file beside the cache is not found, whatever its name says.
+func TestLookupRefusesANameThatIsNotADigest(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv(CacheEnv, filepath.Join(base, "simrt"))
+	if err := os.WriteFile(filepath.Join(base, "payload"), []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"../payload", "", strings.Repeat("A", 64), strings.Repeat("a", 63) + "/"} {
+		if p, err := Lookup(name); !errors.Is(err, ErrNotKept) {
+			t.Errorf("Lookup(%q) = %q, %v", name, p, err)
+		}
 	}
 }

@@ -93,6 +93,15 @@ func Load(path, profile string) (Profile, error) {
 	return p, p.Random.validate(path, p.Name)
 }
 
+// Validate checks the knobs as Load does, for a profile read from
+// elsewhere (an evidence bundle's); source names it in the error.
+func (p Profile) Validate(source string) error {
+	if err := p.validate(source); err != nil {
+		return err
+	}
+	return p.Random.validate(source, p.Name)
+}
+
 func (p Profile) validate(path string) error {
 	bad := func(what string) error { return fmt.Errorf("%s: profile %s: %s", path, p.Name, what) }
 	switch {

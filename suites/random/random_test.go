@@ -71,7 +71,7 @@ func failure(seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outc
 		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: search.SeedCommand(seed, f),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
 	runner := search.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}
-	b, keepErr := out.Bundle(c, search.Spec(s), runner.Prof(), suitekit.Bin, suitekit.Root)
+	b, keepErr := out.Bundle(c, search.Spec(s), runner.Prof(), suitekit.Bin)
 	if err := report.WriteBundle(dir, b); err != nil {
 		dir = "(could not write: " + err.Error() + ")"
 	} else if keepErr == nil {

@@ -176,7 +176,7 @@ func CheckAs(ctx ginkgo.SpecContext, id string, spec cell.Spec, expected verdict
 		if c.Repeat > 0 {
 			c.Bundle += fmt.Sprintf(".r%d", c.Repeat)
 		}
-		b, keepErr := out.Bundle(c, spec, Profile, Bin, Root)
+		b, keepErr := out.Bundle(c, spec, Profile, Bin)
 		if keepErr != nil {
 			c.Evidence.Reason += "; the bundle cannot be replayed: " + keepErr.Error()
 		}
