@@ -77,3 +77,11 @@ func command(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	return strings.TrimSpace(string(b))
 }
+
+// dieWithParent adds Pdeathsig: the process is killed when logjam dies,
+// however it dies (SIGKILL included). It follows the thread that started
+// the process; Go's runtime keeps its threads.
+func dieWithParent(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
+	attr.Pdeathsig = syscall.SIGKILL
+	return attr
+}

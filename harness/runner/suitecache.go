@@ -12,9 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"logjam/internal/childbin"
+	"logjam/internal/scratch"
 )
 
 // keepEntries is how many built source states the cache keeps besides
@@ -52,14 +56,24 @@ func buildSuites(ctx context.Context, root string, fams []string) (bins map[stri
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return nil, cleanup, false, err
 	}
+	scratch.Sweep(base, "build") // what killed builds left
+	sweepLinks(root, fams)
 	dir := filepath.Join(base, "suites-"+key)
 	if held, err = lockEntry(dir, syscall.LOCK_SH); err != nil {
 		return nil, cleanup, false, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "simrt")); err == nil {
 		cached = true
-	} else if err := buildInto(ctx, root, base, dir, fams); err != nil {
-		return nil, cleanup, false, err
+		if err := verifyEntry(dir, fams); err != nil {
+			fmt.Fprintf(os.Stderr, "logjam: the suite cache entry %s is not what was built (%v): rebuilding it\n", dir, err)
+			cached = false
+			discardEntry(base, dir)
+		}
+	}
+	if !cached {
+		if err := buildInto(ctx, root, base, dir, fams); err != nil {
+			return nil, cleanup, false, err
+		}
 	}
 	evict(base, dir)
 	bins["simrt"] = filepath.Join(dir, "simrt")
@@ -122,11 +136,72 @@ func evict(base, current string) {
 		os.RemoveAll(e.dir)
 		f.Close()
 	}
-	// Builds that were killed leave their scratch folders.
-	builds, _ := filepath.Glob(filepath.Join(base, "build-*"))
-	for _, b := range builds {
-		if st, err := os.Stat(b); err == nil && time.Since(st.ModTime()) > time.Hour {
-			os.RemoveAll(b)
+}
+
+// sumsFile lists an entry's binaries with their SHA-256, written by the
+// build that made the entry.
+const sumsFile = "sha256sums"
+
+// verifyEntry hashes the binaries a run is about to exec (the child and
+// each family's suite) against the sums their build recorded.
+func verifyEntry(dir string, fams []string) error {
+	raw, err := os.ReadFile(filepath.Join(dir, sumsFile))
+	if err != nil {
+		return fmt.Errorf("no %s", sumsFile)
+	}
+	want := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if sum, name, ok := strings.Cut(line, "  "); ok {
+			want[name] = sum
+		}
+	}
+	for _, name := range append([]string{"simrt"}, testBinaries(fams)...) {
+		got, err := childbin.Digest(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		if want[name] != got {
+			return fmt.Errorf("%s hashes to %.12s, its build recorded %.12s", name, got, want[name])
+		}
+	}
+	return nil
+}
+
+func testBinaries(fams []string) []string {
+	var names []string
+	for _, f := range fams {
+		names = append(names, f+".test")
+	}
+	return names
+}
+
+// discardEntry moves a bad entry out of the way (a run that holds it keeps
+// its open files) and removes it, so a fresh build can take its name.
+func discardEntry(base, dir string) {
+	aside, err := os.MkdirTemp(base, "build-discard-")
+	if err != nil {
+		os.RemoveAll(dir)
+		return
+	}
+	if os.Rename(dir, filepath.Join(aside, "entry")) != nil {
+		os.RemoveAll(dir)
+	}
+	os.RemoveAll(aside)
+}
+
+// sweepLinks removes the suite links (suites/<f>/.<f>-<pid>.test) of runs
+// that are gone.
+func sweepLinks(root string, fams []string) {
+	for _, f := range fams {
+		links, _ := filepath.Glob(filepath.Join(root, "suites", f, "."+f+"-*.test"))
+		for _, l := range links {
+			pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(l), "."+f+"-"), ".test"))
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			if syscall.Kill(pid, 0) == syscall.ESRCH {
+				os.Remove(l)
+			}
 		}
 	}
 }
@@ -134,11 +209,18 @@ func evict(base, current string) {
 // buildInto builds into a fresh folder and renames it to dir when complete
 // (a cache entry is whole or absent).
 func buildInto(ctx context.Context, root, base, dir string, fams []string) error {
-	tmp, err := os.MkdirTemp(base, "build-")
+	scr, err := scratch.New(base, "build")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer scr.Remove()
+	tmp := filepath.Join(scr.Dir, "entry")
+	gotmp := filepath.Join(scr.Dir, "go")
+	for _, d := range []string{tmp, gotmp} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return err
+		}
+	}
 	// Without DWARF the links take a third less CPU; stacks keep their
 	// names and lines.
 	tests := []string{"test", "-c", "-ldflags=-s -w", "-o", tmp + string(filepath.Separator)}
@@ -148,7 +230,10 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 	for _, args := range [][]string{tests, {"build", "-o", filepath.Join(tmp, "simrt"), "./cmd/simrt"}} {
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = root
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		// The go command's own scratch (GOTMPDIR) is in ours, and it dies
+		// with logjam: a killed run leaves one folder, swept next time.
+		cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
+		cmd.SysProcAttr = dieWithParent(&syscall.SysProcAttr{Setpgid: true})
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		if out, err := cmd.CombinedOutput(); err != nil {
 			if ctx.Err() != nil {
@@ -157,6 +242,17 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 			return fmt.Errorf("go %s: %v\n%s", strings.Join(args[:2], " "), err, out)
 		}
 	}
+	var sums strings.Builder
+	for _, name := range append([]string{"simrt"}, testBinaries(fams)...) {
+		sum, err := childbin.Digest(filepath.Join(tmp, name))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&sums, "%s  %s\n", sum, name)
+	}
+	if err := writeSynced(filepath.Join(tmp, sumsFile), []byte(sums.String())); err != nil {
+		return err
+	}
 	if err := os.Rename(tmp, dir); err != nil {
 		// Another run with the same sources finished first.
 		if _, statErr := os.Stat(filepath.Join(dir, "simrt")); statErr != nil {
@@ -164,6 +260,23 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 		}
 	}
 	return nil
+}
+
+// writeSynced writes a file and syncs it, so that a crash cannot leave a
+// renamed entry with a torn list.
+func writeSynced(path string, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // sourceKey hashes what the binaries are built from: the module's Go

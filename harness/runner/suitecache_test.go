@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A suite binary in the cache that no longer hashes to what its build
+// recorded is found out before the run execs it: the entry is rebuilt,
+// said so on stderr, and the binary handed out is the rebuilt one (the
+// planted one never runs).
+func TestACorruptSuiteCacheEntryIsRebuiltNotRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"go.mod":             "module fixture\n\ngo 1.22\n",
+		"cmd/simrt/main.go":  "package main\n\nfunc main() {}\n",
+		"suites/x/x_test.go": "package x\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+	} {
+		_ = os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fams := []string{"x"}
+	bins, cleanup, cached, err := buildSuites(context.Background(), root, fams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := filepath.Dir(bins["simrt"])
+	cleanup()
+	if cached {
+		t.Fatal("a fresh cache claimed the entry was built already")
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	if err := os.WriteFile(filepath.Join(entry, "x.test"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	stderr := captureStderr(t, func() {
+		bins, cleanup, cached, err = buildSuites(context.Background(), root, fams)
+	})
+	defer cleanup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached || !strings.Contains(stderr, "is not what was built") || !strings.Contains(stderr, "rebuilding") {
+		t.Fatalf("cached=%v, stderr %q: the corrupt entry was not said to be rebuilt", cached, stderr)
+	}
+	if err := verifyEntry(entry, fams); err != nil {
+		t.Fatalf("the rebuilt entry does not verify: %v", err)
+	}
+	if out, err := exec.Command(bins["x"], "-test.run", "X").CombinedOutput(); err != nil {
+		t.Fatalf("the rebuilt suite does not run: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the planted binary ran")
+	}
+}
+
