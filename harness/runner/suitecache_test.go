@@ -64,4 +64,3 @@ func TestACorruptSuiteCacheEntryIsRebuiltNotRun(t *testing.T) {
 		t.Fatal("the planted binary ran")
 	}
 }
-
