@@ -14,6 +14,12 @@ import (
 //go:embed ext/logjamext.cpp
 var extSource []byte
 
+// HeaderSource is logjam.hpp, the sink a binding includes; the extension
+// includes it as is.
+//
+//go:embed include/logjam/logjam.hpp
+var HeaderSource []byte
+
 //go:embed run_row.py
 var driverSource []byte
 
@@ -55,7 +61,19 @@ var (
 // Build compiles the extension for in into the cache (keyed by the
 // source, the driver and the interpreter) and returns the directory to put
 // on PYTHONPATH: it holds logjamext and run_row.py.
-func Build(in Interpreter) (string, error) {
+func Build(in Interpreter) (string, error) { return BuildSink(in, nil) }
+
+// UserSink is a sink of someone's own: a C++ file that includes
+// logjam/logjam.hpp and defines logjam::Sink *logjam_make_sink()
+// (docs/SINK.md); the extension plays it as policy "user".
+type UserSink struct {
+	Path   string // where it came from (for messages)
+	Source []byte
+}
+
+// BuildSink is Build with a user's sink linked into the extension (nil:
+// none).
+func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	if in.Missing != "" {
 		return "", fmt.Errorf("python %s: %s", in.Version, in.Missing)
 	}
@@ -65,7 +83,12 @@ func Build(in Interpreter) (string, error) {
 	}
 	h := sha256.New()
 	h.Write(extSource)
+	h.Write(HeaderSource)
 	h.Write(driverSource)
+	if user != nil {
+		h.Write([]byte("user sink\x00"))
+		h.Write(user.Source)
+	}
 	fmt.Fprintf(h, "%s|%s|%s|%s", in.Path, in.Version, in.Include, cxx)
 	dir := filepath.Join(CacheDir(), in.Version+"-"+hex.EncodeToString(h.Sum(nil))[:12])
 	buildMu.Lock()
@@ -93,10 +116,30 @@ func Build(in Interpreter) (string, error) {
 	if err := os.WriteFile(src, extSource, 0o644); err != nil {
 		return "", err
 	}
+	inc := filepath.Join(tmp, "include")
+	if err := os.MkdirAll(filepath.Join(inc, "logjam"), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(inc, "logjam", "logjam.hpp"), HeaderSource, 0o644); err != nil {
+		return "", err
+	}
+	srcs := []string{src}
+	if user != nil {
+		us := filepath.Join(tmp, "user_sink.cpp")
+		if err := os.WriteFile(us, user.Source, 0o644); err != nil {
+			return "", err
+		}
+		srcs = append(srcs, us)
+	}
 	out := filepath.Join(tmp, "logjamext"+in.ExtSuffix)
-	cmd := exec.Command(cxx, "-O2", "-std=c++17", "-shared", "-fPIC", "-I"+in.Include, src, "-o", out, "-lpthread")
+	args := append([]string{"-O2", "-std=c++17", "-shared", "-fPIC", "-I" + inc, "-I" + in.Include}, srcs...)
+	cmd := exec.Command(cxx, append(args, "-o", out, "-lpthread")...)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building logjamext for python %s: %v\n%s", in.Version, err, b)
+		what := "logjamext"
+		if user != nil {
+			what += " with the sink " + user.Path
+		}
+		return "", fmt.Errorf("building %s for python %s: %v\n%s", what, in.Version, err, b)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

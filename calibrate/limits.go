@@ -22,13 +22,9 @@ type Limit struct {
 	Real     []verdict.Verdict // the real verdicts the limit accepts
 }
 
-// Limits is the one table of them.
-var Limits = []Limit{
-	{ID: "T1-no-catch-all",
-		Reason: "the model's buffered sink runs under pybind11's dispatcher, whose catch (...) frame turns the forced unwind of a daemon thread at exit into std::terminate (CRASH); the calibration extension has no such frame, so the unwind passes through and the kept lines are LOST, and CPython itself sometimes aborts in _enter_buffered_busy (CRASH) or the thread gets its lines out first (OK): timing against finalization",
-		Rows:   []string{"T1"}, Policies: []string{"buffered"}, Profile: Buffered,
-		Real: []verdict.Verdict{verdict.Lost, verdict.Crash, verdict.OK}},
-}
+// Limits is the one table of them: empty. Every real cell must agree with
+// the simulated one; a difference is a failure with both evidence bundles.
+var Limits []Limit
 
 // LimitFor is the limit that accepts real differing from the simulated
 // verdict of this cell, or nil.

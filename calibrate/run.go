@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,12 +84,23 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 		scale = 1
 	}
 	sig := &signals.AtMark{Signal: syscall.SIGINT, Mark: telemetry.MarkSIGINT}
+	// The row's deadline counts from the interpreter's "start" event, not
+	// from exec: under load an interpreter can take seconds to start, and a
+	// row that has not begun has not hung. The watchdog's own deadline adds
+	// a start allowance; when the row's passes, the threads' wait state is
+	// read from outside (/proc) and the child is killed: a HANG.
+	rowDeadline := time.Duration(float64(deadline) * scale)
+	hang := &hangWatch{cmd: cmd, after: rowDeadline}
+	defer hang.stop()
 	res, err := watchdog.Run(ctx, cmd, watchdog.Config{
-		Deadline:   time.Duration(float64(deadline) * scale),
+		Deadline:   rowDeadline + time.Duration(float64(startAllowance)*scale),
 		Scale:      scale,
 		GraceFloor: o.GraceFloor,
 		Mode:       watchdog.Fast,
 		OnEvent: func(ev watchdog.Event) {
+			if ev.Ev == "start" {
+				hang.arm()
+			}
 			fd2.OnEvent(ev)
 			sig.OnEvent(ev)
 		},
@@ -96,6 +108,11 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	if err != nil {
 		fd2.Abandon()
 		return nil, err
+	}
+	hang.stop()
+	if seen := hang.observed(); seen != "" {
+		res.Verdict = verdict.Hang
+		res.Reason = fmt.Sprintf("did not finish within %s of its start; %s; killed", rowDeadline, seen)
 	}
 	b, ferr := fd2.Collect()
 	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: profile, Variant: variant}}

@@ -138,18 +138,18 @@ def row_D1():
     # fd 2 is a one-page pipe the parent does not read yet; fill it, so A's
     # write of its log line blocks until the watcher's cue (see watch_d1).
     fill_fd2()
-    go, b_ready = threading.Event(), threading.Event()
+    b_ready = threading.Event()
     tids = {}
 
     def a():
         b_ready.wait()
         ext.watch_d1(ext.tid(), tids["B"], json.dumps({"ev": "mark", "name": "fd2-resume"}))
-        call("load_method", ext.backend_load_fail, go.set)
+        call("load_method", ext.backend_load_fail, None)
 
     def b():
         tids["B"] = ext.tid()
         b_ready.set()
-        go.wait()
+        ext.wait_a_locked()
         call("execute", ext.backend_execute)
 
     ta, tb = threading.Thread(target=a, name="A"), threading.Thread(target=b, name="B")
@@ -159,15 +159,15 @@ def row_D1():
 
 def row_D2():
     sys.stderr = Capture(name="slow StringIO", fault="slow")
-    go, b_ready = threading.Event(), threading.Event()
+    b_ready = threading.Event()
 
     def a():
         b_ready.wait()
-        call("load_method", ext.backend_load_fail, go.set)
+        call("load_method", ext.backend_load_fail, None)
 
     def b():
         b_ready.set()
-        go.wait()
+        ext.wait_a_locked()
         call("execute", ext.backend_execute)
 
     ta, tb = threading.Thread(target=a, name="A"), threading.Thread(target=b, name="B")

@@ -36,6 +36,8 @@ type FD2 struct {
 
 	blksize int // st_blksize of fd 2 when it was opened: sys.stderr's buffer size
 
+	nowaitRefused bool // the kernel refused RWF_NOWAIT on fd 2's pipe (before Linux 5.8)
+
 	noRoom int // room checks that found no room; guarded by the graph's mutex
 }
 
@@ -212,10 +214,33 @@ func (f *FD2) beginWrite(t *Thread) (interruptible bool) {
 	return false
 }
 
-// TryWrite writes b to fd 2 without blocking: through the non-blocking
-// description of a pipe or tty (a file never blocks). It returns the bytes
-// that went out; fewer than len(b) when fd 2 had no room for the rest.
+// TryWrite writes b to fd 2 without blocking, as logjam.hpp's
+// fd2::try_write does: pwritev2(RWF_NOWAIT) on fd 2 itself for a pipe;
+// where the kernel refuses it, and for a tty, the non-blocking description
+// (a file never blocks). It returns the bytes that went out; fewer than
+// len(b) when fd 2 had no room for the rest.
 func (f *FD2) TryWrite(b []byte) int {
+	if f.Kind == FDPipe && !f.nowaitRefused {
+		n := 0
+		for n < len(b) {
+			m, err := unix.Pwritev2(2, [][]byte{b[n:]}, -1, unix.RWF_NOWAIT)
+			if m > 0 {
+				n += m
+			}
+			switch {
+			case err == nil && m > 0:
+			case errors.Is(err, unix.EINTR):
+			case errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.EINVAL):
+				f.nowaitRefused = true
+				return n + f.TryWrite(b[n:])
+			case err == nil, errors.Is(err, unix.EAGAIN):
+				return n
+			default:
+				return len(b)
+			}
+		}
+		return n
+	}
 	if f.probe < 0 {
 		return f.blockingWrite(b)
 	}

@@ -2,6 +2,11 @@
 // each log-sink policy of SCENARIOS.md does, so real interpreters can play
 // the matrix's rows. Built by calibrate/build.go (g++ -shared, no setuptools).
 //
+// Every sink is a logjam::Sink (calibrate/include/logjam/logjam.hpp): the
+// five historical ones are below; logjam is the header's own, included as
+// a binding includes it; a user's sink (`logjam calibrate -sink FILE.cpp`)
+// is linked in and made by its logjam_make_sink().
+//
 // Every binding call holds the GIL throughout (no release), as ExecuTorch's
 // bindings do. The "backend" has its own std::mutex L and logs while
 // holding it (D1). Telemetry goes to the fd named by setup() as JSON lines
@@ -14,8 +19,7 @@
 // sys.stderr.flush, and throws a C++ exception when either raises. pybind11
 // itself is not used (PyPI is unreachable; Debian's 2.10.3 predates 3.12 /
 // 3.13 support): this streambuf is written after its source.
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "logjam/logjam.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -29,6 +33,7 @@
 #include <iostream>
 #include <mutex>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdexcept>
 #include <streambuf>
@@ -41,10 +46,11 @@
 #include <unistd.h>
 #include <vector>
 
+// A user's sink, when one is built in (its FILE.cpp defines it).
+logjam::Sink *logjam_make_sink() __attribute__((weak));
+
 namespace {
 
-enum Policy { PYSTDERR, FD2, BUFFERED, ADAPTIVE, MERGED, LOGJAM };
-Policy g_policy = FD2;
 int g_tel = -1;
 std::mutex g_tel_mu;
 std::atomic<int> g_seq{0};
@@ -53,8 +59,7 @@ long long g_last_us = -1;
 std::chrono::steady_clock::time_point g_start = std::chrono::steady_clock::now();
 std::atomic<int> g_sigint_arrivals{0};
 struct sigaction g_py_sigint;
-const size_t kKeepCap = 64 * 1024, kKeepLow = 32 * 1024;
-const int kRoomWaitMs = 100;
+thread_local int t_seq = 0;  // the sequence number of the line this thread is emitting
 
 // ---------------------------------------------------------------- telemetry
 
@@ -116,46 +121,36 @@ long gettid_() { return syscall(SYS_gettid); }
 
 // ---------------------------------------------------------------- threads
 
+// The binding's per-thread state beside logjam::this_thread() (depth, name,
+// daemon): the call's Error lines for the exception text, a pending native
+// error, and the historical sinks' per-call state.
 struct ThreadState {
-  int depth = 0;
   bool direct = false, stalled = false;
-  std::deque<std::string> kept;
-  size_t kept_bytes = 0;
-  long dropped_n = 0, dropped_b = 0;
+  logjam::KeepBuffer kept;
   std::string errs;            // the call's Error lines, up to 1024 bytes
   bool has_err = false;        // a native error (THROW_IF_ERROR) is pending
   std::string err_type, err_msg;
   bool named = false;
-  std::string name;
+  std::string name = "?";
   bool daemon = false;
 };
 thread_local ThreadState ts;
 
-void name_thread() {  // GIL held
+// name_thread: the thread's Python name and daemon flag (GIL held); the
+// name also becomes the OS thread's name (comm), so a wait state read from
+// outside (/proc/PID/task/TID/comm) says which thread it is.
+void name_thread() {
   if (ts.named) return;
+  logjam::ThreadInfo &ti = logjam::identify();
+  if (!ti.known) return;
   ts.named = true;
-  ts.name = "?";
-  PyObject *threading = PyImport_ImportModule("threading");
-  if (!threading) { PyErr_Clear(); return; }
-  PyObject *t = PyObject_CallMethod(threading, "current_thread", NULL);
-  Py_DECREF(threading);
-  if (!t) { PyErr_Clear(); return; }
-  PyObject *n = PyObject_GetAttrString(t, "name");
-  if (n && PyUnicode_Check(n)) {
-    const char *s = PyUnicode_AsUTF8(n);
-    if (s) ts.name = s;
-  }
-  Py_XDECREF(n);
-  PyObject *d = PyObject_GetAttrString(t, "daemon");
-  if (d) ts.daemon = PyObject_IsTrue(d) == 1;
-  Py_XDECREF(d);
-  Py_DECREF(t);
-  PyErr_Clear();
+  ts.name = ti.name;
+  ts.daemon = ti.daemon;
+  pthread_setname_np(pthread_self(), ts.name.substr(0, 15).c_str());
 }
 
-bool stderr_replaced() {  // GIL held
-  return PySys_GetObject("stderr") != PySys_GetObject("__stderr__");
-}
+bool in_call() { return logjam::in_call(); }
+bool stderr_replaced() { return logjam::stderr_replaced(); }
 
 // ---------------------------------------------------------------- text rules
 
@@ -188,144 +183,26 @@ std::string stamp() {
   return b;
 }
 
-std::string note(long n, long b) {
-  return "executorch: " + std::to_string(n) + " lines (" + std::to_string(b) + " bytes) left out\n";
-}
 
-// ---------------------------------------------------------------- fd 2
+// ---------------------------------------------------------------- fd 2 (the historical sinks)
 
-std::atomic<long> g_direct_tid{0};  // the thread in a direct write (GIL kept)
+std::atomic<long> g_direct_tid{0};  // the thread in a write to fd 2 that may block with the GIL kept
 
-// fd_write_all: logjam's own write(2) loop on fd 2, retrying EINTR and
-// short writes (the stdio lock is held by the caller).
-void fd_write_all(const std::string &b) {
-  size_t off = 0;
-  while (off < b.size()) {
-    ssize_t n = write(2, b.data() + off, b.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    off += (size_t)n;
-  }
-}
-
-// direct: C stdio, stdio lock held, GIL kept if held, blocks while fd 2 has
-// no room. glibc's fwrite on unbuffered stderr does not retry EINTR;
-// logjam's write loop does (sim/policy: fdWrite).
+// direct_write: C stdio's fwrite on unbuffered stderr: stdio lock held, GIL
+// kept if held, blocks while fd 2 has no room, gives up on EINTR.
 void direct_write(const std::string &b) {
   g_direct_tid.store(gettid_());
-  if (g_policy == LOGJAM) {
-    flockfile(stderr);
-    fd_write_all(b);
-    funlockfile(stderr);
-  } else {
-    fwrite(b.data(), 1, b.size(), stderr);
-  }
+  fwrite(b.data(), 1, b.size(), stderr);
   g_direct_tid.store(0);
 }
 
-// nowait_write: a write to fd 2 that never blocks: pwritev2(RWF_NOWAIT)
-// (Linux: a pipe takes what fits now, without O_NONBLOCK on the shared
-// file description); where that is refused, a plain write. Returns the
-// bytes taken (0 when fd 2 has no room), the whole length on an error (the
-// line is given up, as fwrite would).
-size_t nowait_write(const char *p, size_t len) {
-  static std::atomic<bool> plain{false};
-  for (;;) {
-    struct iovec v = {(void *)p, len};
-    ssize_t n = plain.load() ? write(2, p, len) : pwritev2(2, &v, 1, -1, RWF_NOWAIT);
-    if (n >= 0) return (size_t)n;
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN) return 0;
-    if (!plain.load() && (errno == EOPNOTSUPP || errno == EINVAL || errno == ESPIPE)) { plain.store(true); continue; }
-    return len;
-  }
-}
-
-bool room_check(int wait_ms);
-
-// write_bounded is logjam's room check that does not serialise writer and
-// reader (sim/policy: writeBounded): a non-blocking write first; only when
-// fd 2 took nothing (or not all) a wait for room bounded by wait_ms, then a
-// write again. Returns the bytes that went out. Stdio lock held.
-size_t write_bounded(const std::string &b, int wait_ms) {
-  size_t n = nowait_write(b.data(), b.size());
-  if (n == b.size()) return n;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  while (n < b.size()) {
-    int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (!room_check(left < 0 ? 0 : left)) return n;
-    size_t m = nowait_write(b.data() + n, b.size() - n);
-    if (m == 0) {
-      if (std::chrono::steady_clock::now() >= deadline) return n;
-      struct timespec t = {0, 1000000};  // room reported that the write did not find: look again shortly
-      nanosleep(&t, nullptr);
-    }
-    n += m;
-  }
-  return n;
-}
-
-// write_line_bounded: write_bounded, and a line fd 2 took only part of is
-// finished before the stdio lock is let go (never half a line on fd 2).
-// Returns false when fd 2 took nothing. Stdio lock held.
-bool write_line_bounded(const std::string &b, int wait_ms) {
-  g_direct_tid.store(gettid_());
-  size_t n = write_bounded(b, wait_ms);
-  if (0 < n && n < b.size()) fd_write_all(b.substr(n));
-  g_direct_tid.store(0);
-  return n > 0;
-}
-
-// try_direct: logjam writes a line to fd 2 only if the stdio lock is free
-// and fd 2 takes it within wait_ms (sim/policy: tryDirect).
-bool try_direct(const std::string &b, int wait_ms) {
-  if (ftrylockfile(stderr) != 0) return false;
-  bool ok = write_line_bounded(b, wait_ms);
-  funlockfile(stderr);
-  return ok;
-}
-
-bool fd2_is_pipe() {
-  struct stat st;
-  return fstat(2, &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
-// room: fd 2 a pipe -> poll POLLOUT up to wait_ms (EINTR: poll again for
-// the time left); not a pipe -> room.
-bool room_check(int wait_ms) {
-  if (!fd2_is_pipe()) return true;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  for (;;) {
-    int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left < 0) left = 0;
-    struct pollfd p = {2, POLLOUT, 0};
-    int r = poll(&p, 1, left);
-    if (r > 0) return (p.revents & POLLOUT) != 0 || (p.revents & (POLLERR | POLLHUP)) != 0;
-    if (r == 0) return false;
-    if (errno != EINTR) return true;
-  }
-}
+// room_check: the room check of the adaptive and merged sinks (poll
+// POLLOUT on a pipe up to wait_ms).
+bool room_check(int wait_ms) { return logjam::fd2::room(wait_ms); }
 
 // ---------------------------------------------------------------- python write
 
-// python_write: text decoded (escaped) to sys.stderr.write then .flush, GIL
-// held. Returns false with the exception left set.
-bool python_write_escaped(const std::string &b) {
-  PyObject *text = PyUnicode_DecodeUTF8(b.data(), (Py_ssize_t)b.size(), "backslashreplace");
-  if (!text) return false;
-  PyObject *err = PySys_GetObject("stderr");  // borrowed
-  if (!err || err == Py_None) { Py_DECREF(text); return true; }
-  Py_INCREF(err);
-  PyObject *r = PyObject_CallMethod(err, "write", "O", text);
-  Py_DECREF(text);
-  if (!r) { Py_DECREF(err); return false; }
-  Py_DECREF(r);
-  r = PyObject_CallMethod(err, "flush", NULL);
-  Py_DECREF(err);
-  if (!r) return false;
-  Py_DECREF(r);
-  return true;
-}
+bool python_write_escaped(const std::string &b) { return logjam::python_write(b); }
 
 // ---------------------------------------------------------------- pythonbuf
 
@@ -401,36 +278,14 @@ class pythonbuf : public std::streambuf {
 };
 pythonbuf *g_pybuf = nullptr;
 
+
 // ---------------------------------------------------------------- keep
 
-void keep(const std::string &b) {
-  ts.kept.push_back(b);
-  ts.kept_bytes += b.size();
-  if (ts.kept_bytes > kKeepCap) {
-    while (ts.kept_bytes > kKeepLow && ts.kept.size() > 1) {
-      ts.dropped_n++;
-      ts.dropped_b += (long)ts.kept.front().size();
-      ts.kept_bytes -= ts.kept.front().size();
-      ts.kept.pop_front();
-    }
-  }
-}
+using logjam::Taken;
+using logjam::Exc;
 
-struct Taken {
-  std::string note;
-  std::vector<std::string> lines;
-  bool empty() const { return note.empty() && lines.empty(); }
-  std::string bytes() const { std::string b = note; for (auto &l : lines) b += l; return b; }
-  std::vector<std::string> all() const { std::vector<std::string> a; if (!note.empty()) a.push_back(note); a.insert(a.end(), lines.begin(), lines.end()); return a; }
-};
-
-Taken take() {
-  Taken t;
-  if (ts.dropped_n > 0) t.note = note(ts.dropped_n, ts.dropped_b);
-  t.lines.assign(ts.kept.begin(), ts.kept.end());
-  ts.kept.clear(); ts.kept_bytes = 0; ts.dropped_n = 0; ts.dropped_b = 0;
-  return t;
-}
+void keep(const std::string &b) { ts.kept.add(b); }
+Taken take() { return ts.kept.take(); }
 
 void direct_all(const Taken &t, const char *why) {
   emit("fallback", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(t.lines.size()) + ",\"why\":" + jstr(why));
@@ -442,7 +297,7 @@ std::pair<long, long> direct_while_room(const Taken &t, size_t *written_lines) {
   auto all = t.all();
   size_t wrote = 0;
   for (size_t i = 0; i < all.size(); i++) {
-    if (!room_check(kRoomWaitMs)) {
+    if (!room_check(logjam::kRoomWaitMs)) {
       long n = 0, b = 0;
       for (size_t j = i; j < all.size(); j++) { n++; b += (long)all[j].size(); }
       if (written_lines) *written_lines = wrote > 0 && !t.note.empty() ? wrote - 1 : wrote;
@@ -455,265 +310,183 @@ std::pair<long, long> direct_while_room(const Taken &t, size_t *written_lines) {
   return {0, 0};
 }
 
+// flush_escaped: the flush of the buffered, adaptive and merged sinks, as
+// their ~RuntimeErrorScope does it: try { sys.stderr.write(kept) } catch
+// (...) { the kept lines to fd 2 }. The catch (...) is the frame a daemon
+// thread's forced unwind at exit meets: glibc aborts when it is not
+// rethrown (sim/policy: catchAllFlushFrames).
 bool flush_escaped(const Taken &t) {
   emit("flush", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(t.lines.size()));
-  return python_write_escaped(t.bytes());
-}
-
-// process-wide lines logjam keeps outside a call (GIL held when touched)
-std::deque<std::string> g_outside;
-long g_outside_bytes = 0, g_lost_n = 0, g_lost_b = 0;
-
-bool daemon_rule() {
-  if (!ts.daemon) return false;
-  if (g_policy == ADAPTIVE) return true;
-  return PY_VERSION_HEX < 0x030D08F0;  // merged/logjam: Linux, Python < 3.13.8
-}
-
-// ---------------------------------------------------------------- the sinks
-
-// room_now: a stalled call's re-check with no wait: a pipe's room check, a
-// terminal's POLLOUT, a file always (sim/policy: roomNow).
-bool room_now() {
-  if (isatty(2)) {
-    struct pollfd p = {2, POLLOUT, 0};
-    return poll(&p, 1, 0) > 0 && (p.revents & POLLOUT);
-  }
-  return room_check(0);
-}
-
-// catch_up_locked writes the call's kept lines (the note first) as fd 2
-// takes them within the bound, each line whole; what does not go out is
-// kept again, in order. Returns whether everything was written (sim/policy:
-// catchUpLocked). Stdio lock held.
-bool catch_up_locked() {
-  Taken t = take();
-  auto all = t.all();
-  emit("fallback", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(t.lines.size()) + ",\"why\":\"room again after a stall\"");
-  for (size_t i = 0; i < all.size(); i++) {
-    if (!write_line_bounded(all[i], kRoomWaitMs)) {
-      for (size_t j = i; j < all.size(); j++) keep(all[j]);
-      return false;
-    }
-  }
-  return true;
-}
-
-void sink_enter() {
-  ts.kept.clear(); ts.kept_bytes = 0; ts.dropped_n = ts.dropped_b = 0;
-  ts.stalled = false;
-  ts.direct = !stderr_replaced() || (g_policy >= ADAPTIVE && daemon_rule());
-}
-
-void sink_emit(char level, int seq, const std::string &b) {
-  switch (g_policy) {
-    case PYSTDERR:
-      std::cerr << b;  // unitbuf: the sentry's destructor syncs (noexcept)
-      return;
-    case FD2:
-      direct_write(b);
-      return;
-    case BUFFERED:
-      if (level == 'F' || ts.depth == 0) direct_write(b);
-      else keep(b);
-      return;
-    default: break;
-  }
-  // adaptive, merged, logjam
-  if (level == 'F') {
-    if (g_policy != ADAPTIVE && ts.depth > 0) {
-      Taken t = take();
-      size_t wrote = 0;
-      auto left = direct_while_room(t, &wrote);
-      std::string w = "[";
-      for (size_t i = 0; i < wrote && i < t.lines.size(); i++) w += (i ? ",\"" : "\"") + base64(t.lines[i]) + "\"";
-      w += "]";
-      emit("fatal-flush", "\"thread\":" + jstr(ts.name) + ",\"fatal\":" + std::to_string(seq) + ",\"written\":" + w + ",\"left\":" + std::to_string(left.first));
-    }
-    direct_write(b);
-    return;
-  }
-  if (g_policy == LOGJAM && ts.depth > 0 && ts.stalled) {
-    if (room_now() && ftrylockfile(stderr) == 0) {
-      if (catch_up_locked()) {
-        bool ok = write_line_bounded(b, kRoomWaitMs);
-        funlockfile(stderr);
-        if (ok) { ts.direct = true; ts.stalled = false; }
-        else keep(b);
-        return;
-      }
-      funlockfile(stderr);
-    }
-    keep(b);
-    return;
-  }
-  if (ts.depth == 0) {
-    if (g_policy == LOGJAM) {
-      if (!stderr_replaced() && try_direct(b, PyGILState_Check() ? 0 : kRoomWaitMs)) return;
-      g_outside.push_back(b); g_outside_bytes += (long)b.size();
-      return;
-    }
-    direct_write(b);
-    return;
-  }
-  if (ts.direct) {
-    if (g_policy == LOGJAM) {
-      if (try_direct(b, kRoomWaitMs)) return;
-    } else if (room_check(kRoomWaitMs)) {
-      direct_write(b);
-      return;
-    }
-    ts.direct = false; ts.stalled = true;
-    keep(b);
-    return;
-  }
-  keep(b);
-}
-
-// write_released: logjam writes kept lines to fd 2 at an outermost exit
-// with the GIL released (a forwarder that needs it can drain fd 2) and the
-// stdio lock held; a Ctrl-C meanwhile stays pending (sim/policy:
-// writeReleased).
-void write_released(const Taken &t, const char *why) {
-  Py_BEGIN_ALLOW_THREADS
-  flockfile(stderr);
-  direct_all(t, why);
-  funlockfile(stderr);
-  Py_END_ALLOW_THREADS
-}
-
-// flush_to: logjam's flush at an outermost exit: to fd 2 (write_released)
-// while sys.stderr is the original, else through it; if that raises, the
-// lines go to fd 2 and false is returned with the exception set, to be
-// re-raised as itself (sim/policy: flushTo).
-bool flush_to(const Taken &t, const char *why) {
-  if (!stderr_replaced()) {
-    emit("flush", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(t.lines.size()) + ",\"to\":\"fd 2 (sys.stderr is the original)\"");
-    write_released(t, why);
+  try {
+    return python_write_escaped(t.bytes());
+  } catch (...) {
+    direct_all(t, "flush threw");
     return true;
   }
-  if (flush_escaped(t)) return true;
-  PyObject *et, *ev, *tb;
-  PyErr_Fetch(&et, &ev, &tb);
-  write_released(t, why);
-  PyErr_Restore(et, ev, tb);
-  return false;
-}
-
-// flush_outside: the process-wide kept lines (flush_to); false with the
-// exception set if the flush raised. GIL held.
-bool flush_outside() {
-  Taken t;
-  if (g_lost_n > 0) t.note = note(g_lost_n, g_lost_b);
-  t.lines.assign(g_outside.begin(), g_outside.end());
-  g_outside.clear(); g_outside_bytes = 0; g_lost_n = g_lost_b = 0;
-  if (t.empty()) return true;
-  return flush_to(t, "next outermost exit");
 }
 
 bool is_ki(PyObject *et) { return et && PyErr_GivenExceptionMatches(et, PyExc_KeyboardInterrupt); }
 
-// sink_exit: at the outermost exit, GIL held, no exception set. Returns an
-// exception (fetched triple in *e) to raise after the call, if any.
-struct Exc { PyObject *t = nullptr, *v = nullptr, *tb = nullptr; bool set() const { return t != nullptr; } };
+// ---------------------------------------------------------------- the historical sinks
+// Each is a logjam::Sink, as a user's sink is; logjam itself is the header's.
 
-Exc fetch() { Exc e; PyErr_Fetch(&e.t, &e.v, &e.tb); return e; }
-void drop(Exc &e) { Py_XDECREF(e.t); Py_XDECREF(e.v); Py_XDECREF(e.tb); e = Exc(); }
+enum Policy { PYSTDERR, FD2, BUFFERED, ADAPTIVE, MERGED, LOGJAM, USER };
+Policy g_policy = FD2;
 
-// logjam_exit is sim/policy's logjamSink.Exit: the process-wide lines
-// first (not from a daemon thread), then the call's: a daemon writes while
-// fd 2 has room and counts the rest; otherwise flush_to, its exception
-// re-raised as itself.
-Exc logjam_exit() {
-  Exc none, out;
-  if (!ts.daemon && !flush_outside()) out = fetch();
-  Taken t = take();
-  if (t.empty()) return out;
-  auto daemon_direct = [&] {
-    auto left = direct_while_room(t, nullptr);
-    if (left.first > 0) { g_lost_n += left.first; g_lost_b += left.second; }
-  };
-  if (daemon_rule() || (ts.daemon && !stderr_replaced())) { daemon_direct(); return out; }
-  if (ts.daemon) {
-    if (!flush_escaped(t)) { Exc e = fetch(); daemon_direct(); drop(out); return e; }
-    return out;
-  }
-  if (!flush_to(t, "outermost exit")) { drop(out); return fetch(); }
-  return out;
+void emit_dropped(long n, long b) {
+  emit("dropped", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(n) + ",\"bytes\":" + std::to_string(b));
 }
 
-Exc sink_exit() {
-  Exc none;
-  switch (g_policy) {
-    case PYSTDERR: case FD2: return none;
-    case BUFFERED: {
-      Exc saved;
-      if (PyErr_CheckSignals() < 0) saved = fetch();
-      Taken t = take();
-      if (t.empty()) return saved;
-      if (!flush_escaped(t)) {
-        Exc err = fetch();
-        emit("flush-raised", "\"thread\":" + jstr(ts.name));
-        if (is_ki(err.t) && !saved.set()) return err;  // counted as written
-        drop(err);
-        direct_all(t, "flush raised");
+// the exception text of pybind11: PyErr_SetString, strict and
+// version-dependent (3.10 drops an undecodable message).
+struct SetStringRaise : logjam::Sink {
+  void raise(PyObject *type, const std::string &text) override { PyErr_SetString(type, text.c_str()); }
+};
+
+struct PyStderrSink : SetStringRaise {
+  const char *name() const override { return "pystderr"; }
+  void enter() override {}
+  void emit(char, const std::string &b) override { std::cerr << b; }  // unitbuf: the sentry's destructor syncs (noexcept)
+  bool exit() override { return true; }
+};
+
+struct Fd2Sink : SetStringRaise {
+  const char *name() const override { return "fd2"; }
+  void enter() override {}
+  void emit(char, const std::string &b) override { direct_write(b); }
+  bool exit() override { return true; }
+};
+
+struct BufferedSink : SetStringRaise {
+  const char *name() const override { return "buffered"; }
+  void enter() override { ts.kept.take(); }
+  void emit(char level, const std::string &b) override {
+    if (level == 'F' || !in_call()) direct_write(b);
+    else keep(b);
+  }
+  bool exit() override {
+    Exc saved;
+    if (PyErr_CheckSignals() < 0) saved = Exc::fetch();
+    Taken t = take();
+    if (t.empty()) return finish(saved);
+    if (!flush_escaped(t)) {
+      Exc err = Exc::fetch();
+      ::emit("flush-raised", "\"thread\":" + jstr(ts.name));
+      if (is_ki(err.t) && !saved.set()) return finish(err);  // counted as written
+      err.drop();
+      direct_all(t, "flush raised");
+    }
+    return finish(saved);
+  }
+  static bool finish(Exc &e) {
+    if (!e.set()) return true;
+    e.restore();
+    return false;
+  }
+};
+
+// AdaptiveSink: the third round and, merged, the PR as merged.
+struct AdaptiveSink : logjam::Sink {
+  bool merged;
+  explicit AdaptiveSink(bool m) : merged(m) {}
+  const char *name() const override { return merged ? "merged" : "adaptive"; }
+  bool daemon_rule() const {
+    if (!ts.daemon) return false;
+    if (!merged) return true;
+    return PY_VERSION_HEX < 0x030D08F0;  // Linux, Python < 3.13.8
+  }
+  void enter() override {
+    ts.kept.take();
+    ts.stalled = false;
+    ts.direct = !stderr_replaced() || daemon_rule();
+  }
+  void emit(char level, const std::string &b) override {
+    if (level == 'F') {
+      if (merged && in_call()) {
+        Taken t = take();
+        size_t wrote = 0;
+        auto left = direct_while_room(t, &wrote);
+        fatal_flush_event(t, wrote, left.first);
       }
-      return saved;
+      direct_write(b);
+      return;
     }
-    default: break;
-  }
-  if (g_policy == LOGJAM) return logjam_exit();
-  Taken t = take();
-  if (t.empty()) return none;
-  if (daemon_rule()) {
-    auto left = direct_while_room(t, nullptr);
-    if (left.first > 0) {
-      if (g_policy == LOGJAM) { g_lost_n += left.first; g_lost_b += left.second; }
-      else emit("dropped", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(left.first) + ",\"bytes\":" + std::to_string(left.second));
+    if (!in_call()) { direct_write(b); return; }
+    if (ts.direct) {
+      if (room_check(logjam::kRoomWaitMs)) { direct_write(b); return; }
+      ts.direct = false;
+      ts.stalled = true;
     }
-    return none;
+    keep(b);
   }
-  if (!flush_escaped(t)) {
-    Exc err = fetch();
-    direct_all(t, "flush raised");
-    if (g_policy == LOGJAM) return err;  // re-raised as itself
-    bool ki = is_ki(err.t);
-    drop(err);
-    if (ki) { emit("set-interrupt", ""); PyErr_SetInterrupt(); }  // replayed after the call
+  bool exit() override {
+    Taken t = take();
+    if (t.empty()) return true;
+    if (daemon_rule()) {
+      auto left = direct_while_room(t, nullptr);
+      if (left.first > 0) emit_dropped(left.first, left.second);
+      return true;
+    }
+    if (!flush_escaped(t)) {
+      Exc err = Exc::fetch();
+      direct_all(t, "flush raised");
+      bool ki = is_ki(err.t);
+      err.drop();
+      if (ki) { ::emit("set-interrupt", ""); PyErr_SetInterrupt(); }  // replayed after the call
+    }
+    return true;
   }
-  return none;
-}
-
-// exception text: THROW_IF_ERROR's 127-byte cut, the call's Error lines.
-void raise_native(const std::string &type, const std::string &formatted) {
-  std::string main = cstr(formatted.substr(0, std::min<size_t>(formatted.size(), 127)));
-  std::string full = main;
-  if (!ts.errs.empty()) full += "\n" + ts.errs;
-  PyObject *exc = type == "IndexError" ? PyExc_IndexError : PyExc_RuntimeError;
-  if (g_policy <= BUFFERED) {
-    PyErr_SetString(exc, full.c_str());  // pybind11: strict, version-dependent
-    return;
-  }
-  PyObject *text = nullptr;
-  if (g_policy == ADAPTIVE) {
+  void raise(PyObject *type, const std::string &full) override {
+    if (merged) { logjam::raise_escaped(type, full); return; }
     // the appended errors escaped, then the whole text decoded strictly (a
     // main text cut inside a character meets the separator: "invalid
     // continuation byte"), as sim/policy's adaptive does
-    std::string whole = main;
+    std::string whole = full.substr(0, full.size() - (ts.errs.empty() ? 0 : ts.errs.size() + 1));
     if (!ts.errs.empty()) {
-      PyObject *a = PyUnicode_DecodeUTF8(ts.errs.data(), (Py_ssize_t)ts.errs.size(), "backslashreplace");
+      PyObject *a = logjam::decode_escaped(ts.errs);
       if (!a) return;
       const char *u = PyUnicode_AsUTF8(a);
       whole += "\n" + std::string(u ? u : "");
       Py_DECREF(a);
     }
-    text = PyUnicode_DecodeUTF8(whole.data(), (Py_ssize_t)whole.size(), "strict");
-  } else {
-    text = PyUnicode_DecodeUTF8(full.data(), (Py_ssize_t)full.size(), "backslashreplace");
+    PyObject *text = PyUnicode_DecodeUTF8(whole.data(), (Py_ssize_t)whole.size(), "strict");
+    if (!text) return;
+    PyErr_SetObject(type, text);
+    Py_DECREF(text);
   }
-  if (!text) return;
-  PyErr_SetObject(exc, text);
-  Py_DECREF(text);
+  static void fatal_flush_event(const Taken &t, size_t wrote, long left) {
+    std::string w = "[";
+    for (size_t i = 0; i < wrote && i < t.lines.size(); i++) w += (i ? ",\"" : "\"") + base64(t.lines[i]) + "\"";
+    w += "]";
+    ::emit("fatal-flush", "\"thread\":" + jstr(ts.name) + ",\"fatal\":" + std::to_string(t_seq) + ",\"written\":" + w + ",\"left\":" + std::to_string(left));
+  }
+};
+
+// Telemetry: what the header's sink (or a user's) reports, as events.
+struct TelemetryObserver : logjam::Observer {
+  void flush(size_t lines, const std::string &, const char *to) override {
+    ::emit("flush", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(lines) + ",\"to\":" + jstr(to));
+  }
+  void fallback(size_t lines, const char *why) override {
+    ::emit("fallback", "\"thread\":" + jstr(ts.name) + ",\"lines\":" + std::to_string(lines) + ",\"why\":" + jstr(why));
+  }
+  void fatal_flush(const std::vector<std::string> &written, size_t left) override {
+    std::string w = "[";
+    for (size_t i = 0; i < written.size(); i++) w += (i ? ",\"" : "\"") + base64(written[i]) + "\"";
+    w += "]";
+    ::emit("fatal-flush", "\"thread\":" + jstr(ts.name) + ",\"fatal\":" + std::to_string(t_seq) + ",\"written\":" + w + ",\"left\":" + std::to_string(left));
+  }
+  void fd2_write(bool begin) override { g_direct_tid.store(begin ? gettid_() : 0); }
+};
+
+// raise_native: THROW_IF_ERROR's exception: the message cut at 127 bytes
+// (and at a NUL), the call's Error lines appended, raised by the sink.
+void raise_native(const std::string &type, const std::string &formatted) {
+  std::string main = cstr(formatted.substr(0, std::min<size_t>(formatted.size(), 127)));
+  std::string full = main;
+  if (!ts.errs.empty()) full += "\n" + ts.errs;
+  PyObject *exc = type == "IndexError" ? PyExc_IndexError : PyExc_RuntimeError;
+  logjam::raise(exc, full);
 }
 
 // ---------------------------------------------------------------- ET_LOG
@@ -723,16 +496,17 @@ void et_log(char level, const std::string &file, int lineno, const std::string &
   std::string msg = msg_in.substr(0, std::min<size_t>(msg_in.size(), 255));
   msg = cstr(msg.substr(0, valid_prefix_len(msg)));
   int seq = ++g_seq;
+  t_seq = seq;
   std::string b = std::string(1, level) + " " + stamp() + " executorch:" + file + ":" + std::to_string(lineno) + "] " + msg + "\n";
-  if (level == 'E' && ts.depth > 0 && ts.errs.size() < 1024) {
+  if (level == 'E' && in_call() && ts.errs.size() < 1024) {
     std::string add = msg + "\n";
     ts.errs += add.substr(0, std::min<size_t>(add.size(), 1024 - ts.errs.size()));
   }
   if (g_tel >= 0)
     emit("line", "\"seq\":" + std::to_string(seq) + ",\"thread\":" + jstr(ts.name) + ",\"daemon\":" + (ts.daemon ? "true" : "false") +
-                   ",\"level\":\"" + std::string(1, level) + "\",\"in_call\":" + (ts.depth > 0 ? "true" : "false") +
+                   ",\"level\":\"" + std::string(1, level) + "\",\"in_call\":" + (in_call() ? "true" : "false") +
                    ",\"replaced\":" + (stderr_replaced() ? "true" : "false") + ",\"b\":\"" + base64(b) + "\"");
-  sink_emit(level, seq, b);
+  logjam::log(level, b);
   if (level == 'F') {
     emit("abort", "\"why\":\"fatal log line\"");
     abort();
@@ -740,6 +514,9 @@ void et_log(char level, const std::string &file, int lineno, const std::string &
 }
 
 std::mutex g_backend_L;
+std::mutex g_a_mu;
+std::condition_variable g_a_cv;
+bool g_a_locked = false;  // A holds L (backend_load_fail)
 std::atomic<int> g_b_step{0};  // 1: B is about to take L, 2: B got it
 std::atomic<long> g_b_tid{0};
 
@@ -756,13 +533,34 @@ PyObject *m_setup(PyObject *, PyObject *args) {
   else if (p == "adaptive") g_policy = ADAPTIVE;
   else if (p == "merged") g_policy = MERGED;
   else if (p == "logjam") g_policy = LOGJAM;
+  else if (p == "user") g_policy = USER;
   else { PyErr_Format(PyExc_ValueError, "unknown policy %s", pol); return NULL; }
   g_tel = fd;
-  if (g_policy == PYSTDERR && !g_pybuf) {
-    g_pybuf = new pythonbuf();
-    std::cerr.rdbuf(g_pybuf);
-    std::cerr.setf(std::ios::unitbuf);
+  logjam::Sink *s = nullptr;
+  switch (g_policy) {
+    case PYSTDERR:
+      if (!g_pybuf) {
+        g_pybuf = new pythonbuf();
+        std::cerr.rdbuf(g_pybuf);
+        std::cerr.setf(std::ios::unitbuf);
+      }
+      s = new PyStderrSink();
+      break;
+    case FD2: s = new Fd2Sink(); break;
+    case BUFFERED: s = new BufferedSink(); break;
+    case ADAPTIVE: s = new AdaptiveSink(false); break;
+    case MERGED: s = new AdaptiveSink(true); break;
+    case LOGJAM: s = new logjam::Logjam(); break;
+    case USER:
+      if (!logjam_make_sink || !(s = logjam_make_sink())) {
+        PyErr_SetString(PyExc_ValueError, "no user sink built in (logjam_make_sink)");
+        return NULL;
+      }
+      break;
   }
+  static TelemetryObserver tel_observer;
+  logjam::set_observer(&tel_observer);
+  logjam::install(s);
   Py_RETURN_NONE;
 }
 
@@ -804,29 +602,28 @@ PyObject *m_call(PyObject *, PyObject *args) {
   name_thread();
   PyObject *fn = PyTuple_GetItem(args, 0);
   PyObject *rest = PyTuple_GetSlice(args, 1, n);
-  ts.depth++;
-  if (ts.depth == 1) { ts.errs.clear(); sink_enter(); }
+  if (!in_call()) ts.errs.clear();
+  logjam::enter();
   ts.has_err = false;
   PyObject *r = PyObject_Call(fn, rest, NULL);
   Py_DECREF(rest);
   Exc exc;
-  if (!r) exc = fetch();
+  if (!r) exc = Exc::fetch();
   else if (ts.has_err) {
     ts.has_err = false;
     Py_CLEAR(r);
     raise_native(ts.err_type, ts.err_msg);
-    exc = fetch();
+    exc = Exc::fetch();
   }
-  ts.depth--;
-  if (ts.depth == 0) {
-    Exc ferr = sink_exit();
-    if (ferr.set() && (!exc.set() || is_ki(ferr.t))) { drop(exc); exc = ferr; }
-    else drop(ferr);
-    if (!exc.set() && PyErr_CheckSignals() < 0) { Py_CLEAR(r); exc = fetch(); }
-  }
+  bool outermost = logjam::this_thread().depth == 1;
+  Exc ferr;
+  if (!logjam::leave()) ferr = Exc::fetch();
+  if (ferr.set() && (!exc.set() || is_ki(ferr.t))) { exc.drop(); exc = ferr; }
+  else ferr.drop();
+  if (outermost && !exc.set() && PyErr_CheckSignals() < 0) { Py_CLEAR(r); exc = Exc::fetch(); }
   if (exc.set()) {
     Py_XDECREF(r);
-    PyErr_Restore(exc.t, exc.v, exc.tb);
+    exc.restore();
     return NULL;
   }
   if (!r) Py_RETURN_NONE;
@@ -839,9 +636,19 @@ PyObject *m_backend_load_fail(PyObject *, PyObject *args) {
   PyObject *on_locked;
   if (!PyArg_ParseTuple(args, "O", &on_locked)) return NULL;
   std::lock_guard<std::mutex> g(g_backend_L);
-  PyObject *r = PyObject_CallNoArgs(on_locked);
-  if (!r) return NULL;
-  Py_DECREF(r);
+  {
+    // B may start once L is held; A keeps the GIL until its first release
+    // (a Python write, or the call's end): no switch interval can let B in
+    // earlier, as a Python callback here would.
+    std::lock_guard<std::mutex> a(g_a_mu);
+    g_a_locked = true;
+    g_a_cv.notify_all();
+  }
+  if (on_locked != Py_None) {
+    PyObject *r = PyObject_CallNoArgs(on_locked);
+    if (!r) return NULL;
+    Py_DECREF(r);
+  }
   et_log('E', "XNNCompiler.cpp", 18, "compileModel failed: 0x12");
   ts.has_err = true;
   ts.err_type = "RuntimeError";
@@ -861,12 +668,21 @@ PyObject *m_backend_execute(PyObject *, PyObject *) {
   Py_RETURN_NONE;
 }
 
+// wait_a_locked(): B's barrier: waits, GIL released, until A holds L.
+PyObject *m_wait_a_locked(PyObject *, PyObject *) {
+  Py_BEGIN_ALLOW_THREADS
+  std::unique_lock<std::mutex> a(g_a_mu);
+  g_a_cv.wait(a, [] { return g_a_locked; });
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 PyObject *m_tid(PyObject *, PyObject *) { return PyLong_FromLong(gettid_()); }
 
 PyObject *m_direct_tid(PyObject *, PyObject *) { return PyLong_FromLong(g_direct_tid.load()); }
 
 PyObject *m_flush_outside(PyObject *, PyObject *) {
-  if (g_policy == LOGJAM && !flush_outside()) return NULL;
+  if (!logjam::flush_outside()) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -952,11 +768,9 @@ PyObject *m_watch_d1(PyObject *, PyObject *args) {
         }
         if (g_b_step.load() >= 1 && in_futex(b)) {
           emit("observed", "\"thread\":\"B\",\"waits\":\"L (futex) while A holds L and waits in write(2)\"");
-          // A holds L and is inside sys.stderr.write, which must retake the
-          // GIL; B holds the GIL (it is inside a binding call) and sleeps on
-          // L: a cycle, certain from here on.
-          emit("cycle", "\"text\":\"A holds the backend lock L and, in sys.stderr.write, waits for the GIL; B holds the GIL and waits for L\","
-                        "\"edges\":[{\"thread\":\"A\",\"holds\":\"L\",\"waits\":\"GIL\"},{\"thread\":\"B\",\"holds\":\"GIL\",\"waits\":\"L\"}]");
+          // The cue only: whether the threads then wait for each other for
+          // good is read from outside at the row's deadline (their wait
+          // state in /proc), never declared here.
           break;
         }
       }
@@ -1079,14 +893,10 @@ PyObject *m_bench(PyObject *, PyObject *args) {
       fwrite(b.data(), 1, b.size(), stderr);
       continue;
     }
-    ts.depth++;
-    if (ts.depth == 1) { ts.errs.clear(); sink_enter(); }
+    ts.errs.clear();
+    logjam::enter();
     et_log('I', "bench.cpp", 1, msg);
-    ts.depth--;
-    if (ts.depth == 0) {
-      Exc e = sink_exit();
-      if (e.set()) { g_tel = saved_tel; PyErr_Restore(e.t, e.v, e.tb); return NULL; }
-    }
+    if (!logjam::leave()) { g_tel = saved_tel; return NULL; }
   }
   double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
@@ -1129,6 +939,7 @@ PyMethodDef methods[] = {
     {"backend_load_fail", m_backend_load_fail, METH_VARARGS, ""},
     {"backend_execute", m_backend_execute, METH_NOARGS, ""},
     {"tid", m_tid, METH_NOARGS, ""},
+    {"wait_a_locked", m_wait_a_locked, METH_NOARGS, ""},
     {"direct_tid", m_direct_tid, METH_NOARGS, ""},
     {"flush_outside", m_flush_outside, METH_NOARGS, ""},
     {"abort", m_abort, METH_NOARGS, ""},

@@ -7,21 +7,27 @@
 //	logjam chaos -random N [-seed S] [-policy P] [-family F] | -replay SCHEDULE
 //	logjam report [DIR] | report merge [-out DIR] SHARD_DIR... | report diff DIR_A DIR_B
 //	logjam replay [-n N] BUNDLE_DIR
+//	logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]
 package main
 
 import (
 	"io"
 	"os"
 
+	"logjam/calibrate"
 	"logjam/harness/runner"
 	"logjam/random/search"
 )
 
 func main() { os.Exit(logjam(os.Args[1:], os.Stdout)) }
 
-// logjam sends `chaos -random`/`chaos -replay` to random search and every
-// other command line to the runner.
+// logjam sends `chaos -random`/`chaos -replay` to random search, `calibrate
+// -sink` to the calibration (a user's sink on real CPython) and every other
+// command line to the runner.
 func logjam(args []string, w io.Writer) int {
+	if len(args) > 0 && args[0] == "calibrate" {
+		return calibrate.Command(args[1:], w)
+	}
 	if len(args) > 0 && args[0] == "chaos" && search.IsCommand(args[1:]) {
 		return search.Command(args[1:], w)
 	}

@@ -1,0 +1,832 @@
+// logjam.hpp: a log sink for a native runtime hosted by CPython (a pybind11
+// or plain C-API binding) that never hangs, never crashes, never loses a
+// line, never raises on bad bytes and never swallows a Ctrl-C. C++17,
+// Linux, CPython's C API only; pybind11 is optional (see logjam::pybind11_call).
+//
+// docs/SINK.md is the manual: the API, the guarantees and the rules, each
+// rule named as sim/policy's logjam sink names it. In short:
+//
+//   logjam::install(new logjam::Logjam());       // once, at module init (GIL held)
+//   logjam::enter();  ...  logjam::leave()       // around every binding call (GIL held)
+//   logjam::log('I', formatted_line);            // the runtime's log callback, any thread
+//   logjam::raise(PyExc_RuntimeError, text);     // a native error as a Python exception
+//
+// A sink of your own derives from logjam::Sink; the harness plays it against
+// real CPython (`logjam calibrate -sink FILE.cpp`).
+#pragma once
+
+#ifndef PY_SSIZE_T_CLEAN
+#define PY_SSIZE_T_CLEAN
+#endif
+#include <Python.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <climits>
+#include <fcntl.h>
+#include <mutex>
+#include <poll.h>
+#include <string>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <type_traits>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace logjam {
+
+// RoomWait: how long a writer waits for room on a stalled fd 2 (ms).
+constexpr int kRoomWaitMs = 100;
+// The keep buffer's cap and where it cuts back to (the oldest lines go,
+// counted in the left-out note).
+constexpr size_t kKeepCap = 64 * 1024, kKeepLow = 32 * 1024;
+
+// ---------------------------------------------------------------- observer
+
+// Observer sees what a sink does (the harness's telemetry); every method
+// is optional. Called with whatever locks the sink holds: do not log.
+struct Observer {
+  virtual ~Observer() = default;
+  // A flush of kept lines to `to` ("sys.stderr" or "fd 2").
+  virtual void flush(size_t lines, const std::string &note, const char *to) { (void)lines; (void)note; (void)to; }
+  // Kept lines written to fd 2 instead (why says when).
+  virtual void fallback(size_t lines, const char *why) { (void)lines; (void)why; }
+  // The fatal path wrote these kept lines (oldest first) before the fatal
+  // line; left were not written (no room).
+  virtual void fatal_flush(const std::vector<std::string> &written, size_t left) { (void)written; (void)left; }
+  // A write to fd 2 that may block with the GIL held begins / ends.
+  virtual void fd2_write(bool begin) { (void)begin; }
+};
+
+namespace detail {
+inline Observer &null_observer() { static Observer o; return o; }
+inline std::atomic<Observer *> &observer_slot() { static std::atomic<Observer *> o{&null_observer()}; return o; }
+}  // namespace detail
+inline Observer &observer() { return *detail::observer_slot().load(); }
+inline void set_observer(Observer *o) { detail::observer_slot().store(o ? o : &detail::null_observer()); }
+
+// ---------------------------------------------------------------- this thread
+
+// ThreadInfo: the calling thread's binding-call depth and its Python
+// identity (threading.current_thread(): name, daemon), read once with the
+// GIL held.
+struct ThreadInfo {
+  int depth = 0;
+  bool known = false;
+  std::string name = "?";
+  bool daemon = false;
+};
+
+inline ThreadInfo &this_thread() {
+  static thread_local ThreadInfo ti;
+  return ti;
+}
+
+// identify fills this_thread()'s name and daemon flag (GIL held).
+inline ThreadInfo &identify() {
+  ThreadInfo &ti = this_thread();
+  if (ti.known || !PyGILState_Check()) return ti;
+  ti.known = true;
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  PyObject *threading = PyImport_ImportModule("threading");
+  PyObject *t = threading ? PyObject_CallMethod(threading, "current_thread", NULL) : nullptr;
+  Py_XDECREF(threading);
+  if (t) {
+    PyObject *n = PyObject_GetAttrString(t, "name");
+    if (n && PyUnicode_Check(n)) {
+      const char *s = PyUnicode_AsUTF8(n);
+      if (s) ti.name = s;
+    }
+    Py_XDECREF(n);
+    PyObject *d = PyObject_GetAttrString(t, "daemon");
+    if (d) ti.daemon = PyObject_IsTrue(d) == 1;
+    Py_XDECREF(d);
+    Py_DECREF(t);
+  }
+  PyErr_Clear();
+  PyErr_Restore(et, ev, tb);
+  return ti;
+}
+
+inline bool in_call() { return this_thread().depth > 0; }
+
+// ---------------------------------------------------------------- Python side
+
+namespace detail {
+// The last answer of stderr_replaced() seen with the GIL held: a thread
+// logging without the GIL cannot ask Python.
+inline std::atomic<bool> &replaced_seen() { static std::atomic<bool> r{false}; return r; }
+}  // namespace detail
+
+// stderr_replaced: sys.stderr is not sys.__stderr__ (a capture, a
+// notebook's stream). With the GIL held it asks Python; without, the last
+// answer seen.
+inline bool stderr_replaced() {
+  if (!PyGILState_Check()) return detail::replaced_seen().load();
+  // sys's dict and the two names, looked up once: PySys_GetObject makes a
+  // str of its argument on every call (a third of a direct line's cost).
+  static PyObject *sysdict = nullptr, *k_stderr = nullptr, *k_orig = nullptr;
+  if (!sysdict) {
+    PyObject *sys = PyImport_AddModule("sys");  // borrowed; lives as long as the interpreter
+    k_stderr = PyUnicode_InternFromString("stderr");
+    k_orig = PyUnicode_InternFromString("__stderr__");
+    if (!sys || !k_stderr || !k_orig) {
+      PyErr_Clear();
+      return PySys_GetObject("stderr") != PySys_GetObject("__stderr__");
+    }
+    sysdict = PyModule_GetDict(sys);
+  }
+  bool r = PyDict_GetItem(sysdict, k_stderr) != PyDict_GetItem(sysdict, k_orig);
+  detail::replaced_seen().store(r);
+  return r;
+}
+
+// daemon_rule: a daemon thread's lines go to fd 2 directly on Linux with
+// Python < 3.13.8, where the interpreter's exit force-unwinds daemon threads
+// out of any call that releases the GIL (a Python write does).
+inline bool daemon_rule() {
+#if defined(__linux__)
+  return this_thread().daemon && PY_VERSION_HEX < 0x030D08F0;
+#else
+  return false;
+#endif
+}
+
+// decode_escaped: bytes as Python text, invalid UTF-8 escaped
+// (backslashreplace): never a UnicodeDecodeError. New reference or NULL.
+inline PyObject *decode_escaped(const std::string &b) {
+  return PyUnicode_DecodeUTF8(b.data(), (Py_ssize_t)b.size(), "backslashreplace");
+}
+
+// python_write: sys.stderr.write(escaped text) then .flush(), GIL held.
+// False with the exception set when either raised.
+inline bool python_write(const std::string &b) {
+  PyObject *text = decode_escaped(b);
+  if (!text) return false;
+  PyObject *err = PySys_GetObject("stderr");  // borrowed
+  if (!err || err == Py_None) { Py_DECREF(text); return true; }
+  Py_INCREF(err);
+  PyObject *r = PyObject_CallMethod(err, "write", "O", text);
+  Py_DECREF(text);
+  if (!r) { Py_DECREF(err); return false; }
+  Py_DECREF(r);
+  r = PyObject_CallMethod(err, "flush", NULL);
+  Py_DECREF(err);
+  if (!r) return false;
+  Py_DECREF(r);
+  return true;
+}
+
+// Exc: a fetched Python exception (owned references).
+struct Exc {
+  PyObject *t = nullptr, *v = nullptr, *tb = nullptr;
+  bool set() const { return t != nullptr; }
+  static Exc fetch() { Exc e; PyErr_Fetch(&e.t, &e.v, &e.tb); return e; }
+  void restore() { PyErr_Restore(t, v, tb); t = v = tb = nullptr; }
+  void drop() { Py_XDECREF(t); Py_XDECREF(v); Py_XDECREF(tb); t = v = tb = nullptr; }
+  bool is_keyboard_interrupt() const { return t && PyErr_GivenExceptionMatches(t, PyExc_KeyboardInterrupt); }
+};
+
+// raise_escaped sets type with text decoded with backslashreplace (never a
+// UnicodeDecodeError, never a dropped message). GIL held.
+inline void raise_escaped(PyObject *type, const std::string &text) {
+  PyObject *s = decode_escaped(text);
+  if (!s) return;
+  PyErr_SetObject(type, s);
+  Py_DECREF(s);
+}
+
+// ---------------------------------------------------------------- keep buffer
+
+// note: the left-out note, "<prefix>: N lines (B bytes) left out\n".
+inline std::string &note_prefix() { static std::string p = "executorch"; return p; }
+inline std::string note(long lines, long bytes) {
+  return note_prefix() + ": " + std::to_string(lines) + " lines (" + std::to_string(bytes) + " bytes) left out\n";
+}
+
+// Taken: what a flush writes: the note (if any), then the lines.
+struct Taken {
+  std::string note;
+  std::vector<std::string> lines;
+  bool empty() const { return note.empty() && lines.empty(); }
+  std::string bytes() const {
+    std::string b = note;
+    for (auto &l : lines) b += l;
+    return b;
+  }
+  std::vector<std::string> all() const {
+    std::vector<std::string> a;
+    if (!note.empty()) a.push_back(note);
+    a.insert(a.end(), lines.begin(), lines.end());
+    return a;
+  }
+};
+
+// KeepBuffer: lines kept in order, at most kKeepCap bytes; when a line
+// would pass the cap the oldest go until kKeepLow is left (the new line
+// counted), each counted exactly for the note.
+class KeepBuffer {
+  std::deque<std::string> lines_;
+  size_t bytes_ = 0;
+  long left_n_ = 0, left_b_ = 0;
+
+ public:
+  void add(std::string b) {
+    if (bytes_ + b.size() > kKeepCap) {
+      while (!lines_.empty() && bytes_ + b.size() > kKeepLow) {
+        left_n_++;
+        left_b_ += (long)lines_.front().size();
+        bytes_ -= lines_.front().size();
+        lines_.pop_front();
+      }
+    }
+    bytes_ += b.size();
+    lines_.push_back(std::move(b));
+  }
+  // count adds lines that were never kept to the note (a daemon's lines
+  // that found no room).
+  void count(long n, long b) { left_n_ += n; left_b_ += b; }
+  bool empty() const { return lines_.empty() && left_n_ == 0; }
+  Taken take() {
+    Taken t;
+    if (left_n_ > 0) t.note = note(left_n_, left_b_);
+    t.lines.assign(std::make_move_iterator(lines_.begin()), std::make_move_iterator(lines_.end()));
+    lines_.clear();
+    bytes_ = 0;
+    left_n_ = left_b_ = 0;
+    return t;
+  }
+};
+
+// ---------------------------------------------------------------- fd 2
+
+namespace fd2 {
+
+enum class Kind { File, Pipe, TTY, Socket, Other };
+
+// kind: what fd 2 is now (a capture may dup2 a pipe onto it at any time).
+inline Kind kind() {
+  struct stat st;
+  if (fstat(2, &st) != 0) return Kind::Other;
+  switch (st.st_mode & S_IFMT) {
+    case S_IFIFO: return Kind::Pipe;
+    case S_IFSOCK: return Kind::Socket;
+    case S_IFREG: case S_IFBLK: return Kind::File;
+    case S_IFCHR: return isatty(2) ? Kind::TTY : Kind::Other;
+  }
+  return Kind::Other;
+}
+
+namespace detail {
+// twin: a second, non-blocking open file description of fd 2's tty (or
+// pipe, where the kernel refuses RWF_NOWAIT): open("/proc/self/fd/2",
+// O_NONBLOCK). O_NONBLOCK on fd 2 itself would change the description the
+// whole process (and its parent) shares. Kept while fd 2 is the same
+// object (st_dev, st_ino); -1 without /proc.
+struct Twin {
+  std::mutex mu;
+  int fd = -1;
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+inline Twin &twin() { static Twin t; return t; }
+inline int twin_fd(const struct stat &st) {
+  Twin &t = twin();
+  std::lock_guard<std::mutex> g(t.mu);
+  if (t.fd >= 0 && t.dev == st.st_dev && t.ino == st.st_ino) return t.fd;
+  if (t.fd >= 0) close(t.fd);
+  t.fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  t.dev = st.st_dev;
+  t.ino = st.st_ino;
+  return t.fd;
+}
+
+// refused_write: the non-blocking write where fd 2 refused RWF_NOWAIT
+// (EOPNOTSUPP: a file on most file systems, a tty, a pipe before Linux
+// 5.8), by what fd 2 is. Returns what write(2) returns.
+// refused: the fd-2 object (st_dev, st_ino) that last refused RWF_NOWAIT:
+// while fd 2 is still it, try_write goes straight to refused_write (one
+// fstat instead of a refused pwritev2 and an fstat).
+struct Refused {
+  std::atomic<bool> any{false};
+  std::atomic<dev_t> dev{0};
+  std::atomic<ino_t> ino{0};
+};
+inline Refused &refused() { static Refused r; return r; }
+
+inline ssize_t refused_write_st(const char *p, size_t len, const struct stat &st);
+inline ssize_t refused_write(const char *p, size_t len) {
+  struct stat st;
+  if (fstat(2, &st) != 0) return write(2, p, len);
+  refused().dev.store(st.st_dev);
+  refused().ino.store(st.st_ino);
+  refused().any.store(true);
+  return refused_write_st(p, len, st);
+}
+// still_refused: fd 2 is the object that refused RWF_NOWAIT; then *st is it.
+inline bool still_refused(struct stat *st) {
+  if (!refused().any.load()) return false;
+  if (fstat(2, st) == 0 && st->st_dev == refused().dev.load() && st->st_ino == refused().ino.load()) return true;
+  refused().any.store(false);
+  return false;
+}
+inline ssize_t refused_write_st(const char *p, size_t len, const struct stat &st) {
+  switch (st.st_mode & S_IFMT) {
+    case S_IFREG: case S_IFBLK:
+      return write(2, p, len);  // a file always has room
+    case S_IFSOCK:
+      return send(2, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    case S_IFIFO: case S_IFCHR: {
+      int fd = twin_fd(st);
+      if (fd >= 0) return write(fd, p, len);
+      // No /proc: write only what poll says fits (a pipe takes PIPE_BUF
+      // bytes whole once it reports room).
+      struct pollfd q = {2, POLLOUT, 0};
+      if (poll(&q, 1, 0) <= 0 || !(q.revents & POLLOUT)) { errno = EAGAIN; return -1; }
+      return write(2, p, std::min<size_t>(len, PIPE_BUF));
+    }
+  }
+  return write(2, p, len);
+}
+}  // namespace detail
+
+// try_write writes what fd 2 takes now, never blocking, and returns the
+// bytes taken (0: no room). One mechanism for every fd 2:
+// pwritev2(RWF_NOWAIT) on fd 2 itself, one system call on the fast path
+// (a pipe, a socket, /dev/null: a pipe takes what fits, a line of at most
+// PIPE_BUF whole or not at all); where the kernel refuses it (EOPNOTSUPP),
+// by what fd 2 is (detail::refused_write): a file a plain write, a socket
+// send(MSG_DONTWAIT), a tty (or an old kernel's pipe) the twin. "No room"
+// from a file is not believed (a file always has room: the plain write).
+// An error other than "no room" gives the bytes up (returns len), as
+// fwrite would.
+inline size_t try_write(const char *p, size_t len) {
+  size_t n = 0;
+  while (n < len) {
+    struct stat st;
+    ssize_t m;
+    if (detail::still_refused(&st)) {
+      m = detail::refused_write_st(p + n, len - n, st);
+    } else {
+      struct iovec v = {(void *)(p + n), len - n};
+      m = pwritev2(2, &v, 1, -1, RWF_NOWAIT);
+      if (m < 0 && errno == EAGAIN && kind() == Kind::File) m = write(2, p + n, len - n);
+      else if (m < 0 && (errno == EOPNOTSUPP || errno == EINVAL || errno == ESPIPE)) m = detail::refused_write(p + n, len - n);
+    }
+    if (m > 0) { n += (size_t)m; continue; }
+    if (m < 0 && errno == EINTR) continue;
+    if (m == 0 || errno == EAGAIN || errno == EWOULDBLOCK) return n;
+    return len;
+  }
+  return n;
+}
+
+// room: fd 2 a pipe or socket: poll POLLOUT up to wait_ms (EINTR: poll
+// again for what is left); a tty or a file: room (a file always has it; a
+// tty is checked by room_now and the bounded write).
+inline bool room(int wait_ms, Kind k) {
+  if (k != Kind::Pipe && k != Kind::Socket) return true;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    struct pollfd q = {2, POLLOUT, 0};
+    int r = poll(&q, 1, left < 0 ? 0 : left);
+    if (r > 0) return (q.revents & (POLLOUT | POLLERR | POLLHUP)) != 0;
+    if (r == 0) return false;
+    if (errno != EINTR) return true;
+  }
+}
+inline bool room(int wait_ms) { return room(wait_ms, kind()); }
+
+// room_now: a stalled call's re-check, no wait: a pipe's room check, a
+// tty's POLLOUT (a stalled terminal takes nothing), a file always.
+inline bool room_now() {
+  Kind k = kind();
+  if (k == Kind::TTY) {
+    struct pollfd q = {2, POLLOUT, 0};
+    return poll(&q, 1, 0) > 0 && (q.revents & POLLOUT);
+  }
+  return room(0, k);
+}
+
+// write_all: a blocking write(2) loop that retries EINTR and short writes
+// (glibc's fwrite gives up on EINTR: the rest of the line is lost).
+inline void write_all(const char *p, size_t len) {
+  size_t off = 0;
+  while (off < len) {
+    ssize_t n = write(2, p + off, len - off);
+    if (n > 0) { off += (size_t)n; continue; }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {  // someone set O_NONBLOCK on fd 2: wait for room
+      struct pollfd q = {2, POLLOUT, 0};
+      poll(&q, 1, -1);
+      continue;
+    }
+    return;  // EPIPE and the like: the line is given up, as fwrite would
+  }
+}
+
+// write_bounded: the room check that does not serialise writer and reader:
+// a non-blocking write first; only when fd 2 took nothing (or not all) a
+// wait for room bounded by wait_ms, then a write again. Returns the bytes
+// that went out. Stdio lock held.
+inline size_t write_bounded(const std::string &b, int wait_ms) {
+  size_t n = try_write(b.data(), b.size());
+  if (n == b.size()) return n;
+  Kind k = kind();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (n < b.size()) {
+    int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left < 0) left = 0;
+    bool r;
+    if (k == Kind::Pipe || k == Kind::Socket) r = room(left, k);
+    else {
+      struct pollfd q = {2, POLLOUT, 0};
+      r = poll(&q, 1, left) > 0 && (q.revents & (POLLOUT | POLLERR | POLLHUP));
+    }
+    if (!r) return n;
+    size_t m = try_write(b.data() + n, b.size() - n);
+    if (m == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) return n;
+      struct timespec t = {0, 1000000};  // room reported that the write did not find (less than a line): look again
+      nanosleep(&t, nullptr);
+    }
+    n += m;
+  }
+  return n;
+}
+
+// write_line_bounded: write_bounded, and a line fd 2 took only part of is
+// finished before the stdio lock is let go (never half a line on fd 2).
+// False when fd 2 took nothing. Stdio lock held.
+inline bool write_line_bounded(const std::string &b, int wait_ms) {
+  observer().fd2_write(true);
+  size_t n = write_bounded(b, wait_ms);
+  if (0 < n && n < b.size()) write_all(b.data() + n, b.size() - n);
+  observer().fd2_write(false);
+  return n > 0;
+}
+
+// try_direct: a line to fd 2 only if the stdio lock is free and fd 2 takes
+// it within wait_ms.
+inline bool try_direct(const std::string &b, int wait_ms) {
+  if (ftrylockfile(stderr) != 0) return false;
+  bool ok = write_line_bounded(b, wait_ms);
+  funlockfile(stderr);
+  return ok;
+}
+
+// direct: a blocking write of a line under the stdio lock (GIL kept if
+// held): the fatal path and a daemon's lines while there is room.
+inline void direct(const std::string &b) {
+  observer().fd2_write(true);
+  flockfile(stderr);
+  write_all(b.data(), b.size());
+  funlockfile(stderr);
+  observer().fd2_write(false);
+}
+
+// direct_while_room writes lines while the room check finds room and
+// returns what was left (lines, bytes); *wrote counts the lines written.
+inline std::pair<long, long> direct_while_room(const std::vector<std::string> &all, size_t *wrote = nullptr) {
+  for (size_t i = 0; i < all.size(); i++) {
+    if (!room(kRoomWaitMs)) {
+      long n = 0, b = 0;
+      for (size_t j = i; j < all.size(); j++) { n++; b += (long)all[j].size(); }
+      if (wrote) *wrote = i;
+      return {n, b};
+    }
+    direct(all[i]);
+  }
+  if (wrote) *wrote = all.size();
+  return {0, 0};
+}
+
+// write_released writes lines to fd 2 with the GIL released (a forwarder
+// that needs it can drain fd 2) and the stdio lock held (no other line lands
+// inside them). A SIGINT that ends a blocked write (EINTR) loses nothing:
+// with run_handlers, the first one runs the handler (the stdio lock let go,
+// the GIL retaken, between two lines: a signal inside a line is handled once
+// the line is out) and its exception is returned, to be raised after the
+// call; later ones stay pending for the eval loop. GIL held on entry and exit.
+inline Exc write_released(const std::vector<std::string> &all, bool run_handlers) {
+  Exc raised;
+  PyThreadState *st = PyEval_SaveThread();
+  flockfile(stderr);
+  bool pending = false;  // a signal ended a write: run the handler at the next line boundary
+  auto run_handler = [&] {
+    pending = false;
+    if (!run_handlers || raised.set()) return;
+    funlockfile(stderr);
+    PyEval_RestoreThread(st);
+    if (PyErr_CheckSignals() < 0) raised = Exc::fetch();
+    st = PyEval_SaveThread();
+    flockfile(stderr);
+  };
+  for (const std::string &b : all) {
+    if (pending) run_handler();
+    size_t off = 0;
+    while (off < b.size()) {
+      ssize_t n = write(2, b.data() + off, b.size() - off);
+      if (n > 0) { off += (size_t)n; continue; }
+      if (n < 0 && errno == EINTR) {
+        pending = true;
+        if (off == 0) run_handler();
+        continue;
+      }
+      if (n < 0 && errno == EAGAIN) {
+        struct pollfd q = {2, POLLOUT, 0};
+        poll(&q, 1, -1);
+        continue;
+      }
+      break;  // an error: the line is given up
+    }
+  }
+  if (pending) run_handler();
+  funlockfile(stderr);
+  PyEval_RestoreThread(st);
+  return raised;
+}
+
+}  // namespace fd2
+
+// ---------------------------------------------------------------- the interface
+
+// Sink: what a binding's log lines go through. The binding calls enter()
+// at the outermost entry of a binding call and exit() at its outermost
+// exit (GIL held, no exception set), emit() for every line (any thread, GIL
+// held or not; in_call() tells whether inside a call of this thread), and
+// raise() to turn a native error's text into a Python exception.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual const char *name() const = 0;
+  virtual void enter() = 0;
+  // level: 'D', 'I', 'E', 'F' (Fatal: the runtime aborts after it returns).
+  virtual void emit(char level, const std::string &line) = 0;
+  // False with a Python exception set: the call raises it.
+  virtual bool exit() = 0;
+  // Sets type with text (possibly invalid UTF-8); GIL held.
+  virtual void raise(PyObject *type, const std::string &text) { raise_escaped(type, text); }
+  // Lines kept process-wide (logged outside any call); written at the next
+  // outermost exit or at exit. False with the exception set.
+  virtual bool flush_outside() { return true; }
+};
+
+namespace detail {
+inline std::atomic<Sink *> &sink_slot() { static std::atomic<Sink *> s{nullptr}; return s; }
+}  // namespace detail
+
+// install makes s the process's sink (owned; never freed: a daemon thread
+// may log until the process ends).
+inline void install(Sink *s) { detail::sink_slot().store(s); }
+inline Sink *sink() { return detail::sink_slot().load(); }
+
+// enter: a binding call begins on this thread (GIL held).
+inline void enter() {
+  ThreadInfo &ti = identify();
+  stderr_replaced();
+  if (ti.depth++ == 0 && sink()) sink()->enter();
+}
+
+// leave: a binding call ends (GIL held, no exception set: fetch the call's
+// own first). False with the exception the call must raise set.
+inline bool leave() {
+  ThreadInfo &ti = this_thread();
+  if (--ti.depth > 0 || !sink()) return true;
+  return sink()->exit();
+}
+
+// log: the runtime's log callback; line is complete, ends in '\n'.
+inline void log(char level, const std::string &line) {
+  if (Sink *s = sink()) s->emit(level, line);
+  else fd2::direct(line);
+}
+
+inline void raise(PyObject *type, const std::string &text) {
+  if (Sink *s = sink()) s->raise(type, text);
+  else raise_escaped(type, text);
+}
+
+// flush_outside: the process-wide kept lines, from an atexit callback
+// (register atexit_callback) or any non-daemon point with the GIL held.
+inline bool flush_outside() { return sink() ? sink()->flush_outside() : true; }
+
+// ---------------------------------------------------------------- logjam
+
+// Logjam: the sink. Rule names follow sim/policy's logjamSink.
+class Logjam : public Sink {
+  struct Call {
+    bool direct = false, stalled = false;
+    KeepBuffer kept;
+  };
+  static Call &call() { static thread_local Call c; return c; }
+
+  std::mutex mu_;       // guards outside_
+  KeepBuffer outside_;  // lines logged outside a call that could not go to fd 2 (and a daemon's unwritten count)
+  std::atomic<bool> outside_kept_{false};  // outside_ is not empty: the exit's fast path skips mu_
+
+ public:
+  const char *name() const override { return "logjam"; }
+
+  // Enter: direct while sys.stderr is the original (or the daemon rule).
+  void enter() override {
+    Call &c = call();
+    if (!c.kept.empty()) c.kept.take();
+    c.stalled = false;
+    c.direct = !logjam::detail::replaced_seen().load() || daemon_rule();  // logjam::enter() just asked
+  }
+
+  void emit(char level, const std::string &b) override {
+    Call &c = call();
+    if (level == 'F') { fatal(b); return; }
+    if (in_call() && c.direct) {  // tryDirect, else stalled: keep
+      if (fd2::try_direct(b, kRoomWaitMs)) return;
+      c.direct = false;
+      c.stalled = true;
+      c.kept.add(b);
+      return;
+    }
+    if (in_call() && c.stalled) {  // re-check with no wait; on room, catch up and go direct
+      if (fd2::room_now() && ftrylockfile(stderr) == 0) {
+        if (catch_up_locked(c)) {
+          bool ok = fd2::write_line_bounded(b, kRoomWaitMs);
+          funlockfile(stderr);
+          if (ok) { c.direct = true; c.stalled = false; }
+          else c.kept.add(b);
+          return;
+        }
+        funlockfile(stderr);
+      }
+      c.kept.add(b);
+      return;
+    }
+    if (in_call()) { c.kept.add(b); return; }  // sys.stderr replaced
+    // Outside a call: never block while holding the GIL.
+    int wait = PyGILState_Check() ? 0 : kRoomWaitMs;
+    if (!stderr_replaced() && fd2::try_direct(b, wait)) return;
+    std::lock_guard<std::mutex> g(mu_);
+    outside_.add(b);
+    outside_kept_.store(true);
+  }
+
+  bool exit() override {
+    ThreadInfo &ti = this_thread();
+    Exc out;
+    if (!ti.daemon && !flush_outside()) out = Exc::fetch();
+    if (call().kept.empty()) return finish(out);
+    Taken t = call().kept.take();
+    if (daemon_rule() || (ti.daemon && !stderr_replaced())) {  // a daemon never waits on fd 2
+      daemon_direct(t);
+      return finish(out);
+    }
+    if (ti.daemon) {
+      observer().flush(t.lines.size(), t.note, "sys.stderr");
+      if (!python_write(t.bytes())) {
+        Exc e = Exc::fetch();
+        daemon_direct(t);
+        out.drop();
+        return finish(e);
+      }
+      return finish(out);
+    }
+    Exc e = flush_to(t, "outermost exit");
+    if (e.set()) { out.drop(); return finish(e); }  // re-raised as itself: the handler ran once
+    return finish(out);
+  }
+
+  // flushOutside: a daemon thread leaves them to the next thread or the
+  // exit (its flush could release the GIL while the interpreter finalizes).
+  bool flush_outside() override {
+    if (this_thread().daemon || !outside_kept_.load()) return true;
+    Taken t;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      t = outside_.take();
+      outside_kept_.store(false);
+    }
+    if (t.empty()) return true;
+    Exc e = flush_to(t, "next outermost exit");
+    return finish(e);
+  }
+
+ private:
+  static bool finish(Exc &e) {
+    if (!e.set()) return true;
+    e.restore();
+    return false;
+  }
+
+  // fatal: the call's kept lines while fd 2 has room, then the fatal line.
+  void fatal(const std::string &b) {
+    if (in_call()) {
+      Taken t = call().kept.take();
+      auto all = t.all();
+      size_t wrote = 0;
+      auto left = fd2::direct_while_room(all, &wrote);
+      size_t lines_wrote = (wrote > 0 && !t.note.empty()) ? wrote - 1 : wrote;
+      std::vector<std::string> w(t.lines.begin(), t.lines.begin() + (long)std::min(lines_wrote, t.lines.size()));
+      observer().fatal_flush(w, (size_t)left.first);
+    }
+    fd2::direct(b);
+  }
+
+  // catchUpLocked: the kept lines (note first) as fd 2 takes them within
+  // the bound, each whole; what does not go out is kept again, in order.
+  static bool catch_up_locked(Call &c) {
+    Taken t = c.kept.take();
+    auto all = t.all();
+    observer().fallback(t.lines.size(), "room again after a stall");
+    for (size_t i = 0; i < all.size(); i++) {
+      if (!fd2::write_line_bounded(all[i], kRoomWaitMs)) {
+        for (size_t j = i; j < all.size(); j++) c.kept.add(all[j]);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // daemonDirect: a daemon's lines while fd 2 has room; the rest counted
+  // for the note.
+  void daemon_direct(const Taken &t) {
+    auto left = fd2::direct_while_room(t.all());
+    if (left.first > 0) {
+      std::lock_guard<std::mutex> g(mu_);
+      outside_.count(left.first, left.second);
+      outside_kept_.store(true);
+    }
+  }
+
+  // flushTo: to fd 2 (write_released, a Ctrl-C there raised after the
+  // call) while sys.stderr is the original, else a Python write; if that
+  // raises, the lines go to fd 2 and its exception is returned as itself.
+  static Exc flush_to(const Taken &t, const char *why) {
+    if (!stderr_replaced()) {
+      observer().flush(t.lines.size(), t.note, "fd 2 (sys.stderr is the original)");
+      observer().fallback(t.lines.size(), why);
+      return fd2::write_released(t.all(), true);
+    }
+    observer().flush(t.lines.size(), t.note, "sys.stderr");
+    if (python_write(t.bytes())) return Exc();
+    Exc e = Exc::fetch();
+    observer().fallback(t.lines.size(), why);
+    Exc ignored = fd2::write_released(t.all(), false);
+    ignored.drop();
+    return e;
+  }
+};
+
+// ---------------------------------------------------------------- bindings
+
+// atexit_callback: register with Python's atexit (atexit.register) so lines
+// kept outside any call are written at exit.
+inline PyObject *atexit_callback(PyObject *, PyObject *) {
+  if (!flush_outside()) return NULL;
+  Py_RETURN_NONE;
+}
+
+#if defined(PYBIND11_VERSION_MAJOR)
+// pybind11_call runs f as one binding call (GIL held): logjam::enter, f,
+// logjam::leave; an exception the sink's exit sets is thrown as
+// pybind11::error_already_set after f's own result or exception.
+template <typename F>
+auto pybind11_call(F &&f) -> decltype(f()) {
+  enter();
+  try {
+    if constexpr (std::is_void_v<decltype(f())>) {
+      f();
+      if (!leave()) throw ::pybind11::error_already_set();
+    } else {
+      auto r = f();
+      if (!leave()) throw ::pybind11::error_already_set();
+      return r;
+    }
+  } catch (::pybind11::error_already_set &) {
+    throw;
+  } catch (...) {
+    // f threw: the call's exit still runs; f's exception wins unless the
+    // exit raised a KeyboardInterrupt.
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    bool ok = leave();
+    if (!ok && PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+      Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+      throw ::pybind11::error_already_set();
+    }
+    if (!ok) PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+    throw;
+  }
+}
+#endif
+
+}  // namespace logjam

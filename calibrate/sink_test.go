@@ -1,0 +1,50 @@
+package calibrate_test
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"logjam/calibrate"
+	"logjam/verdict"
+)
+
+// A user's sink, built from docs/SINK.md alone and played on the real rows
+// (logjam calibrate -sink): a sink that writes through sys.stderr while the
+// backend lock is held hangs where the matrix says pystderr hangs (D1); the
+// header's own sink, brought the same way, is the control that passes.
+var _ = ginkgo.Describe("a user's sink", ginkgo.Label("calibrate"), func() {
+	ginkgo.DescribeTable("played on the real rows",
+		func(ctx ginkgo.SpecContext, file, row string, want verdict.Verdict) {
+			var in calibrate.Interpreter
+			for _, i := range interps {
+				if i.Missing == "" {
+					in = i
+					break
+				}
+			}
+			if in.Path == "" {
+				ginkgo.Skip("no interpreter with its headers")
+			}
+			path := filepath.Join("testdata", "sinks", file)
+			src, err := os.ReadFile(path)
+			Expect(err).NotTo(HaveOccurred())
+			var r calibrate.Row
+			for _, x := range calibrate.Rows {
+				if x.ID == row {
+					r = x
+				}
+			}
+			cells, err := calibrate.PlaySink(ctx, &calibrate.UserSink{Path: path, Source: src},
+				[]calibrate.Interpreter{in}, []calibrate.Row{r}, []string{calibrate.Buffered}, filepath.Join(reportsDir(), "sink"), nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cells).To(HaveLen(1))
+			Expect(cells[0].Verdict).To(Equal(want), "%s on %s: %s (evidence: %s)", file, row, cells[0].Reason, cells[0].Bundle)
+		},
+		ginkgo.Entry("sys.stderr under the backend lock: D1 hangs, as pystderr", "stderr_under_lock.cpp", "D1", verdict.Hang),
+		ginkgo.Entry("the header's own sink as a user's: D1 passes", "header_logjam.cpp", "D1", verdict.OK),
+		ginkgo.Entry("sys.stderr under the backend lock: C1 (no lock) passes", "stderr_under_lock.cpp", "C1", verdict.OK),
+	)
+})
