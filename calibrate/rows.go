@@ -44,6 +44,7 @@ var Rows = []Row{
 	{ID: "C3", FD2: FD2File},
 	{ID: "I1", FD2: FD2File},
 	{ID: "I2", FD2: FD2Pipe, Stalled: true},
+	{ID: "I7", FD2: FD2Pipe, Stalled: true, Note: "a SIGINT each time the main thread sleeps in a new write(2) on the stalled pipe (a higher voluntary switch count), twice; fd 2 resumes at the next new wait or once the call is over"},
 	{ID: "I3", FD2: FD2File},
 	{ID: "I4", FD2: FD2File},
 	{ID: "I5", FD2: FD2File, Ignored: true},
@@ -70,7 +71,6 @@ var NotReproduced = []struct{ Rows, Why string }{
 	{"P4 T4 T6", "macOS only (XNU's poll for small pipes; no forced unwind of daemon threads); this is Linux"},
 	{"T2", "needs Python 3.13.8 or later (daemon threads hang instead of unwinding); the extension plays T1 only"},
 	{"T3 T5", "need Python 3.14"},
-	{"I7", "not played yet: run_row.py has no second-Ctrl-C-during-the-fallback play (a second wchan cue after the first SIGINT); a gap of this calibration, not a limit of the model"},
 	{"H1 H2 H3 H4 H5 H6 H0", "the watchdog's own cells: nothing of CPython to calibrate"},
 	{"R", "random schedules of the model (RF1-RF4 found by search); their mechanisms are the rows above"},
 }

@@ -50,10 +50,23 @@ func TestLimitsAreWellFormed(t *testing.T) {
 	}
 }
 
-// A limit accepts only the cells and real verdicts it names.
+// The calibration names no limit: every real cell must agree.
+func TestNoNamedLimit(t *testing.T) {
+	if len(Limits) != 0 {
+		t.Errorf("%d named limits; the calibration has none: fix the row or the model instead", len(Limits))
+	}
+	if l := LimitFor("T1", "buffered", Buffered, "3.12.1", "LOST"); l != nil {
+		t.Errorf("T1 buffered LOST accepted by %s", l.ID)
+	}
+}
+
+// A limit, were there one, accepts only the cells and real verdicts it names.
 func TestLimitForMatchesOnlyWhatItNames(t *testing.T) {
-	if l := LimitFor("T1", "buffered", Buffered, "3.12.1", "LOST"); l == nil || l.ID != "T1-no-catch-all" {
-		t.Errorf("T1 buffered LOST: limit %v, want T1-no-catch-all", l)
+	saved := Limits
+	defer func() { Limits = saved }()
+	Limits = []Limit{{ID: "planted", Reason: "a test's", Rows: []string{"T1"}, Policies: []string{"buffered"}, Profile: Buffered, Real: []verdict.Verdict{"LOST"}}}
+	if l := LimitFor("T1", "buffered", Buffered, "3.12.1", "LOST"); l == nil || l.ID != "planted" {
+		t.Errorf("T1 buffered LOST: limit %v, want planted", l)
 	}
 	for _, c := range [][4]string{{"T1", "fd2", Buffered, "LOST"}, {"T1", "buffered", Unbuffered, "LOST"}, {"T1", "buffered", Buffered, "HANG"}, {"I2", "buffered", Buffered, "LOST"}} {
 		if l := LimitFor(c[0], c[1], c[2], "3.12.1", verdict.Verdict(c[3])); l != nil {

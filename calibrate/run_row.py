@@ -107,11 +107,12 @@ def tname():
 
 
 def call(name, fn, *args):
-    """A binding call; prints and reports the exception the script catches."""
+    """A binding call; the extension reports the exception it raises to the
+    caller (natively: a pending SIGINT handler could otherwise run in this
+    except clause first), and the script prints it."""
     try:
-        return ext.call(fn, *args)
+        return ext.call_named(name, fn, *args)
     except (Exception, KeyboardInterrupt) as e:
-        emit("exception", thread=tname(), call=name, type=type(e).__name__, text=str(e))
         print("%s: caught %s: %s" % (tname(), type(e).__name__, e), flush=True)
 
 
@@ -285,6 +286,18 @@ def row_I2():
     install_sigint()
     ext.watch(ext.tid(), "1 ", "pipe_write", json.dumps({"ev": "mark", "name": "sigint"}) + "\n" + json.dumps({"ev": "mark", "name": "fd2-pause", "ms": 200}))
     call("execute", ext.execute_logging, "I", 48, 73, -1)
+
+
+def row_I7():
+    # I2 with a second SIGINT: the watcher asks for one each time the main
+    # thread sleeps in a new write(2) on the stalled pipe, then for fd 2 to
+    # resume at the next new wait or once the call is over.
+    install_sigint()
+    ext.watch_i7(ext.tid())
+    try:
+        call("execute", ext.execute_logging, "I", 48, 73, -1)
+    finally:
+        ext.call_over()
 
 
 def row_I3():

@@ -93,6 +93,17 @@ std::string jstr(const std::string &s) {
   return o + "\"";
 }
 
+// jtext quotes UTF-8 text as a JSON string, its characters as they are.
+std::string jtext(const std::string &s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += (char)c; }
+    else if (c < 0x20) { char b[8]; snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+    else o += (char)c;
+  }
+  return o + "\"";
+}
+
 double ms_since_start() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_start).count();
 }
@@ -630,6 +641,47 @@ PyObject *m_call(PyObject *, PyObject *args) {
   return r;
 }
 
+// call_named(name, fn, *args): call(fn, *args), and the exception it
+// raises to the caller reported natively ("exception"), before the eval
+// loop can run a pending SIGINT handler in the caller's except clause.
+PyObject *m_call_named(PyObject *self, PyObject *args) {
+  Py_ssize_t n = PyTuple_Size(args);
+  if (n < 2) { PyErr_SetString(PyExc_TypeError, "call_named(name, fn, *args)"); return NULL; }
+  PyObject *nm = PyTuple_GetItem(args, 0);
+  const char *cname = PyUnicode_Check(nm) ? PyUnicode_AsUTF8(nm) : nullptr;
+  std::string name = cname ? cname : "?";
+  PyObject *rest = PyTuple_GetSlice(args, 1, n);
+  PyObject *r = m_call(self, rest);
+  Py_DECREF(rest);
+  if (r) return r;
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  std::string type = t && PyType_Check(t) ? ((PyTypeObject *)t)->tp_name : "?";
+  std::string text;
+  if (t && PyErr_GivenExceptionMatches(t, PyExc_KeyboardInterrupt)) {
+    // Its text without normalizing it or calling str(): either can reach
+    // the eval loop's pending-signal check, run a second SIGINT's handler
+    // here, and its KeyboardInterrupt would be lost.
+    PyObject *a = v && PyExceptionInstance_Check(v) ? ((PyBaseExceptionObject *)v)->args : nullptr;
+    PyObject *s0 = a && PyTuple_Check(a) && PyTuple_GET_SIZE(a) == 1 ? PyTuple_GET_ITEM(a, 0) : (v && PyUnicode_Check(v) ? v : nullptr);
+    Py_ssize_t len = 0;
+    const char *u = s0 && PyUnicode_Check(s0) ? PyUnicode_AsUTF8AndSize(s0, &len) : nullptr;
+    if (u) text.assign(u, (size_t)len);
+  } else if (PyErr_NormalizeException(&t, &v, &tb), true) {
+  if (PyObject *str = v ? PyObject_Str(v) : nullptr) {
+    if (PyObject *b = PyUnicode_AsEncodedString(str, "utf-8", "backslashreplace")) {
+      text.assign(PyBytes_AsString(b), (size_t)PyBytes_Size(b));
+      Py_DECREF(b);
+    }
+    Py_DECREF(str);
+  }
+  }
+  PyErr_Clear();
+  emit("exception", "\"thread\":" + jstr(ts.name) + ",\"call\":" + jstr(name) + ",\"type\":" + jstr(type) + ",\"text\":" + jtext(text));
+  PyErr_Restore(t, v, tb);
+  return NULL;
+}
+
 // backend_load_fail(on_locked): XNNPACK compileModel fails; it logs at Error
 // level while still holding its lock L; on_locked() runs under L first.
 PyObject *m_backend_load_fail(PyObject *, PyObject *args) {
@@ -719,7 +771,7 @@ PyObject *m_sigint_arrivals(PyObject *, PyObject *) { return PyLong_FromLong(g_s
 std::string read_file(const std::string &path) {
   FILE *f = fopen(path.c_str(), "r");
   if (!f) return "";
-  char buf[256];
+  char buf[4096];
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   fclose(f);
   return std::string(buf, n);
@@ -817,6 +869,62 @@ PyObject *m_watch(PyObject *, PyObject *args) {
     emit("observed", "\"tid\":" + std::to_string(tid) + ",\"syscall\":" + jstr(s) + ",\"wchan\":" + jstr(w));
     tel_raw(m + "\n");
   }).detach();
+  Py_RETURN_NONE;
+}
+
+// voluntary_switches: how many times thread tid has gone to sleep (a new
+// wait shows as a higher count).
+long voluntary_switches(long tid) {
+  std::string st = read_file("/proc/self/task/" + std::to_string(tid) + "/status");
+  size_t i = st.find("voluntary_ctxt_switches:");
+  if (i == std::string::npos || (i > 0 && st[i - 1] != '\n')) {
+    i = st.find("\nvoluntary_ctxt_switches:");
+    if (i == std::string::npos) return -1;
+    i++;
+  }
+  return atol(st.c_str() + i + strlen("voluntary_ctxt_switches:"));
+}
+
+std::atomic<bool> g_call_over{false};
+
+// watch_i7(tid): I7's cues. Twice: once thread tid sleeps in write(2) on
+// the stalled pipe in a wait begun after the last cue (a higher voluntary
+// switch count), ask for a SIGINT and wait until it has arrived; then ask
+// the parent to resume fd 2 at the next such wait, or once the call is over.
+PyObject *m_watch_i7(PyObject *, PyObject *args) {
+  long tid;
+  if (!PyArg_ParseTuple(args, "l", &tid)) return NULL;
+  std::thread([tid] {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    long seen = -1;
+    auto next_wait = [&]() -> bool {  // false: the call is over first
+      for (;;) {
+        if (blocked_in_write(tid)) {
+          long v = voluntary_switches(tid);
+          if (v > seen) { seen = v; return true; }
+        }
+        if (g_call_over.load()) return false;
+        nap();
+      }
+    };
+    for (int i = 1; i <= 2; i++) {
+      if (!next_wait()) break;
+      emit("observed", "\"thread\":\"MainThread\",\"waits\":\"write(2) on the stalled pipe\",\"then\":\"SIGINT " + std::to_string(i) + " of 2\"");
+      int before = g_sigint_arrivals.load();
+      tel_raw("{\"ev\":\"mark\",\"name\":\"sigint\"}\n");
+      while (g_sigint_arrivals.load() == before) nap();
+    }
+    bool again = next_wait();
+    emit("observed", std::string("\"thread\":\"MainThread\",\"waits\":") + (again ? "\"write(2) again, after the SIGINTs\"" : "\"nothing: the call is over\"") + ",\"then\":\"resume fd 2\"");
+    tel_raw("{\"ev\":\"mark\",\"name\":\"fd2-resume\"}\n");
+  }).detach();
+  Py_RETURN_NONE;
+}
+
+PyObject *m_call_over(PyObject *, PyObject *) {
+  g_call_over.store(true);
   Py_RETURN_NONE;
 }
 
@@ -936,6 +1044,7 @@ PyMethodDef methods[] = {
     {"log", m_log, METH_VARARGS, "log(level, file, line, msg_bytes)"},
     {"fail", m_fail, METH_VARARGS, "fail(type, msg_bytes): THROW_IF_ERROR"},
     {"call", m_call, METH_VARARGS, "call(fn, *args): a binding call"},
+    {"call_named", m_call_named, METH_VARARGS, "call_named(name, fn, *args): call, its exception reported"},
     {"backend_load_fail", m_backend_load_fail, METH_VARARGS, ""},
     {"backend_execute", m_backend_execute, METH_NOARGS, ""},
     {"tid", m_tid, METH_NOARGS, ""},
@@ -948,6 +1057,8 @@ PyMethodDef methods[] = {
     {"watch", m_watch, METH_VARARGS, ""},
     {"execute_logging", m_execute_logging, METH_VARARGS, ""},
     {"watch_d1", m_watch_d1, METH_VARARGS, ""},
+    {"watch_i7", m_watch_i7, METH_VARARGS, ""},
+    {"call_over", m_call_over, METH_NOARGS, ""},
     {"bench", m_bench, METH_VARARGS, ""},
     {nullptr, nullptr, 0, nullptr}};
 
