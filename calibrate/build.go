@@ -23,13 +23,49 @@ var HeaderSource []byte
 //go:embed run_row.py
 var driverSource []byte
 
-//go:embed bench.py
+//go:embed bench/sinkbench.cpp
 var benchSource []byte
 
-// BenchScript writes bench.py into dir (a Build directory) and returns its path.
-func BenchScript(dir string) (string, error) {
-	p := filepath.Join(dir, "bench.py")
-	return p, os.WriteFile(p, benchSource, 0o644)
+//go:embed bench/drive.py
+var benchDriver []byte
+
+// BuildBench compiles bench/sinkbench.cpp (the header's per-line cost in
+// C++) for in into a fresh directory under the cache and returns it with
+// the driver's path (drive.py, run with the directory on PYTHONPATH).
+func BuildBench(in Interpreter) (dir, driver string, err error) {
+	if in.Missing != "" {
+		return "", "", fmt.Errorf("python %s: %s", in.Version, in.Missing)
+	}
+	cxx, err := Compiler()
+	if err != nil {
+		return "", "", fmt.Errorf("no C++ compiler (g++ or $CXX): %w", err)
+	}
+	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
+		return "", "", err
+	}
+	dir, err = os.MkdirTemp(CacheDir(), "bench-"+in.Version+"-")
+	if err != nil {
+		return "", "", err
+	}
+	inc := filepath.Join(dir, "include")
+	src := filepath.Join(dir, "sinkbench.cpp")
+	driver = filepath.Join(dir, "drive.py")
+	for _, f := range []struct {
+		path string
+		b    []byte
+	}{{filepath.Join(inc, "logjam", "logjam.hpp"), HeaderSource}, {src, benchSource}, {driver, benchDriver}} {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			return "", "", err
+		}
+		if err := os.WriteFile(f.path, f.b, 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	cmd := exec.Command(cxx, "-O2", "-std=c++17", "-shared", "-fPIC", "-I"+inc, "-I"+in.Include, src, "-o", filepath.Join(dir, "sinkbench"+in.ExtSuffix), "-lpthread")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("building sinkbench for python %s: %v\n%s", in.Version, err, b)
+	}
+	return dir, driver, nil
 }
 
 // CacheDir is where built extensions live: $LOGJAM_CALIBRATE_CACHE, or

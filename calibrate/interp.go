@@ -43,15 +43,28 @@ print(inc)
 print(sysconfig.get_config_var("EXT_SUFFIX") or "")
 print("yes" if os.path.exists(os.path.join(inc, "Python.h")) else "no")`
 
-// Discover finds python3 and python3.X on PATH and under
-// ~/.pyenv/versions/3.1[0-3]*, keeps 3.10 to 3.13, and removes duplicates
-// (the same version found twice is kept once, the first found). Roots, when
-// set, replaces the pyenv root.
+// SystemDirs are where a distribution or a local build puts its pythons,
+// looked at whatever PATH says (pyenv's shims hide /usr/bin/python3).
+var SystemDirs = []string{"/usr/bin", "/usr/local/bin"}
+
+// Discover finds every CPython 3.10 to 3.13 on the machine: python3 and
+// python3.X on PATH, in SystemDirs, and under ~/.pyenv/versions/3.1[0-3]*
+// (roots, when set, replace the pyenv root); the same version found twice
+// is kept once, the first found.
 func Discover(roots ...string) []Interpreter {
 	var cands []string
-	for _, n := range []string{"python3", "python3.10", "python3.11", "python3.12", "python3.13"} {
+	names := []string{"python3", "python3.10", "python3.11", "python3.12", "python3.13"}
+	for _, n := range names {
 		if p, err := exec.LookPath(n); err == nil {
 			cands = append(cands, p)
+		}
+	}
+	for _, d := range SystemDirs {
+		for _, n := range names {
+			p := filepath.Join(d, n)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+				cands = append(cands, p)
+			}
 		}
 	}
 	if len(roots) == 0 {

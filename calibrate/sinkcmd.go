@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"logjam/harness/report"
+	"logjam/scenario"
 	"logjam/verdict"
 )
 
@@ -53,8 +54,9 @@ func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 					return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
 				}
 				name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), ProfileName(prof), in.Version)
-				c := report.Cell{ID: row.ID, Name: name, Family: "sink", Scenario: row.ID, Policy: "user",
-					Platform: "linux", Python: in.Version, Stderr: prof, Observed: o.Observed,
+				c := report.Cell{ID: row.ID, Name: name, Family: "sink",
+					Cell:     scenario.Cell{Scenario: row.ID, Policy: "user", Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof},
+					Observed: o.Observed,
 					Real:     map[string]verdict.Verdict{in.Version: o.Observed},
 					Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command}}
 				sc := SinkCell{Row: row.ID, Python: in.Version, Profile: ProfileName(prof), Verdict: o.Observed, Reason: o.Reason}
@@ -83,18 +85,18 @@ func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 // cell is OK, 1 when one is not, 2 on bad input.
 func Command(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("logjam calibrate", flag.ContinueOnError)
-	fs.SetOutput(w)
+	fs.SetOutput(io.Discard) // one line on bad input, below
 	sinkPath := fs.String("sink", "", "a C++ file defining logjam::Sink *logjam_make_sink() (docs/SINK.md)")
 	py := fs.String("py", "", "keep these versions (3.12 or 3.12.1, comma-separated); default: every interpreter found")
 	rowsArg := fs.String("rows", "", "keep these rows (comma-separated); default: every real row")
 	profArg := fs.String("profiles", "buffered,unbuffered", "stderr profiles")
 	outDir := fs.String("out", "reports/sink", "where the evidence bundles go")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(w, "logjam calibrate: "+format+"\n", a...)
 		return 2
+	}
+	if err := fs.Parse(args); err != nil {
+		return bad("%v (usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR])", err)
 	}
 	if *sinkPath == "" || fs.NArg() > 0 {
 		return bad("usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]")

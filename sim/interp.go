@@ -47,11 +47,13 @@ func (v Version) String() string {
 }
 
 // DropsUndecodableMessage reports whether PyErr_SetString with invalid
-// UTF-8 raises the exception with its message silently dropped (3.10:
-// RuntimeError()) instead of a UnicodeDecodeError (3.11 and later; some
-// distribution builds of 3.11 behave as 3.10, which the model does not
-// follow).
-func (v Version) DropsUndecodableMessage() bool { return v.Major == 3 && v.Minor < 11 }
+// UTF-8 raises the exception with its message silently dropped
+// (RuntimeError()) instead of a UnicodeDecodeError: before CPython checked
+// that decode (gh-107915, in 3.11.5 and 3.12.0). Debian 12's 3.11.2 drops
+// it, as 3.10 does; 3.11.7 raises (both calibrated).
+func (v Version) DropsUndecodableMessage() bool {
+	return v.Major == 3 && (v.Minor < 11 || (v.Minor == 11 && v.Micro < 5))
+}
 
 // Before reports whether v is older than o.
 func (v Version) Before(o Version) bool { return v.Hex() < o.Hex() }

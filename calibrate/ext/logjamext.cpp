@@ -980,62 +980,7 @@ PyObject *m_block_forever(PyObject *, PyObject *) {
   Py_RETURN_NONE;
 }
 
-// ---------------------------------------------------------------- benchmark
-
-// bench(n, size, raw): n lines, each in its own binding call (raw: fwrite).
-// Returns (wall ns, writer-thread CPU ns) per line.
-PyObject *m_bench(PyObject *, PyObject *args) {
-  long n;
-  int size, raw;
-  if (!PyArg_ParseTuple(args, "lip", &n, &size, &raw)) return NULL;
-  name_thread();
-  int saved_tel = g_tel;
-  g_tel = -1;
-  std::string msg(size, 'x');
-  struct timespec c0, c1;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-  auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < n; i++) {
-    if (raw) {
-      std::string b = "I " + stamp() + " executorch:bench.cpp:1] " + msg + "\n";
-      fwrite(b.data(), 1, b.size(), stderr);
-      continue;
-    }
-    ts.errs.clear();
-    logjam::enter();
-    et_log('I', "bench.cpp", 1, msg);
-    if (!logjam::leave()) { g_tel = saved_tel; return NULL; }
-  }
-  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-  double cpu = (double)(c1.tv_sec - c0.tv_sec) * 1e9 + (double)(c1.tv_nsec - c0.tv_nsec);
-  g_tel = saved_tel;
-  return Py_BuildValue("(dd)", ns / (double)n, cpu / (double)n);  // wall, writer CPU
-}
-
-// drain(fd): a native reader (no GIL) that reads fd to EOF as fast as it
-// can, then closes it: "a drained pipe" for the benchmark.
-PyObject *m_drain(PyObject *, PyObject *args) {
-  int fd;
-  if (!PyArg_ParseTuple(args, "i", &fd)) return NULL;
-  std::thread([fd] {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, nullptr);
-    std::vector<char> buf(1 << 16);
-    for (;;) {
-      ssize_t n = read(fd, buf.data(), buf.size());
-      if (n > 0) continue;
-      if (n < 0 && errno == EINTR) continue;
-      break;
-    }
-    close(fd);
-  }).detach();
-  Py_RETURN_NONE;
-}
-
 PyMethodDef methods[] = {
-    {"drain", m_drain, METH_VARARGS, ""},
     {"b_progress", m_b_progress, METH_NOARGS, ""},
     {"block_forever", m_block_forever, METH_NOARGS, ""},
     {"execute_paced", m_execute_paced, METH_VARARGS, ""},
@@ -1059,7 +1004,6 @@ PyMethodDef methods[] = {
     {"watch_d1", m_watch_d1, METH_VARARGS, ""},
     {"watch_i7", m_watch_i7, METH_VARARGS, ""},
     {"call_over", m_call_over, METH_NOARGS, ""},
-    {"bench", m_bench, METH_VARARGS, ""},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "logjamext", "log-sink policies at the C-API level", -1, methods,
