@@ -4,8 +4,9 @@
 // # The wire
 //
 // The child writes JSON lines to the descriptor named in FDEnv
-// (WATCHDOG_TELEMETRY_FD) or, run by hand, to fd 3 when it is open for
-// writing. Never to fd 2: fd 2 belongs to the system under test. Each line is
+// (WATCHDOG_TELEMETRY_FD; simrt -telemetry-fd sets it by hand), when open for
+// writing, and nowhere else: never to an fd 3 it merely inherited, never to
+// fd 2 (fd 2 belongs to the system under test). Each line is
 // one JSON object:
 //
 //	{"ev":"<kind>","t":<ms since the child started>, <the kind's fields>}

@@ -19,19 +19,20 @@ type Writer struct {
 	start time.Time
 }
 
-// Open returns a writer on the descriptor named in FDEnv or, run by hand, on
-// fd 3 when it is open for writing (`simrt ... 3>telemetry.jsonl`);
-// otherwise a writer that discards. An open fd 3 alone is not enough: the Go
-// runtime opens its cgroup CPU files, read-only, on the lowest free
-// descriptors.
+// Open returns a writer on the descriptor named in FDEnv (the watchdog sets
+// it; simrt's -telemetry-fd sets it by hand) when that is open for writing;
+// otherwise a writer that discards. A descriptor the process merely
+// inherited is never written to: an fd 3 a test runner or a shell left open
+// is not a telemetry channel, and the Go runtime opens its cgroup CPU
+// files, read-only, on the lowest free descriptors.
 func Open(start time.Time) *Writer {
-	fd := 3
-	if s := os.Getenv(FDEnv); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return Discard(start)
-		}
-		fd = n
+	s := os.Getenv(FDEnv)
+	if s == "" {
+		return Discard(start)
+	}
+	fd, err := strconv.Atoi(s)
+	if err != nil || fd < 3 {
+		return Discard(start)
 	}
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil || fl&unix.O_ACCMODE == unix.O_RDONLY {

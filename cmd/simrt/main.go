@@ -3,8 +3,9 @@
 // platform profile and Python version.
 //
 // fd 2 is the system under test's real stderr and nothing else writes to it;
-// stdout gets the script's prints and, last, "done"; fd 3, when open, gets
-// telemetry as JSON lines. Exit status: 0 after done, 1 when an exception
+// stdout gets the script's prints and, last, "done"; telemetry goes, as JSON
+// lines, only to the descriptor WATCHDOG_TELEMETRY_FD (or -telemetry-fd)
+// names. Run by hand, -deadline ends a run that would hang (exit 124). Exit status: 0 after done, 1 when an exception
 // escapes to the top, killed by SIGABRT on an abort, 2 for bad input, 4 when the
 // scenario refused to go on because a state it promised did not hold.
 package main
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"logjam/failpoints"
@@ -47,6 +49,8 @@ func run(args []string) int {
 	list := fs.Bool("list", false, "list every scenario with its parameters")
 	sigint := fs.String("sigint", "", "SIGINT at start: default, or ignored (as `cmd &` in a non-interactive shell starts it); unset: the caller's")
 	sigintIgnored := fs.Bool("sigint-ignored", false, "the same as -sigint ignored")
+	telFD := fs.Int("telemetry-fd", 0, "by hand: write telemetry to this descriptor (3 or more, open for writing: -telemetry-fd 3 3>telemetry.jsonl); the watchdog names its own in WATCHDOG_TELEMETRY_FD")
+	deadline := fs.Duration("deadline", 0, "by hand: end the run after this long (exit status 124), hung or not; 0: no deadline (the watchdog keeps its own)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stdout)
@@ -65,6 +69,12 @@ func run(args []string) int {
 	if *list {
 		printList(os.Stdout)
 		return 0
+	}
+	if *deadline < 0 {
+		return usageError("-deadline %s is negative", *deadline)
+	}
+	if *telFD != 0 {
+		os.Setenv(telemetry.FDEnv, strconv.Itoa(*telFD))
 	}
 	if err := checkTelemetryFD(); err != nil {
 		return usageError("%v", err)
@@ -107,6 +117,9 @@ func run(args []string) int {
 		}
 	} else if *variant != "" || *backend != "" {
 		return usageError("scenario %s takes no -variant or -backend", prog.ID)
+	}
+	if *deadline > 0 {
+		endAfter(*deadline)
 	}
 	if prog.Raw != nil {
 		return prog.Raw()

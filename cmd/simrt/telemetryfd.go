@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -13,13 +14,14 @@ import (
 // checkTelemetryFD refuses a WATCHDOG_TELEMETRY_FD that names no descriptor
 // the child may write telemetry to: not a whole number, stdin, stdout or
 // fd 2 (they belong to the script and the system under test), or a
-// descriptor that is not open for writing. Unset is fine (fd 3 if open).
+// descriptor that is not open for writing. Unset is fine: no telemetry
+// (an fd 3 the child merely inherited is never written to).
 func checkTelemetryFD() error {
 	s, ok := os.LookupEnv(telemetry.FDEnv)
 	if !ok {
 		return nil
 	}
-	const accepted = "accepted: unset, or a descriptor of 3 or more open for writing; the watchdog sets 3"
+	const accepted = "accepted: unset (no telemetry), or a descriptor of 3 or more open for writing; the watchdog sets 3, -telemetry-fd sets it by hand"
 	fd, err := strconv.Atoi(s)
 	if err != nil {
 		return fmt.Errorf("WATCHDOG_TELEMETRY_FD=%q is not a whole number (%s)", s, accepted)
@@ -35,4 +37,14 @@ func checkTelemetryFD() error {
 		return fmt.Errorf("WATCHDOG_TELEMETRY_FD=%d is open read-only (%s)", fd, accepted)
 	}
 	return nil
+}
+
+// endAfter ends the process after d, whatever the simulated program is
+// doing (a hung one never returns): the by-hand deadline, so a command
+// pasted where no terminal is (a CI log, a script) ends on its own.
+func endAfter(d time.Duration) {
+	time.AfterFunc(d, func() {
+		fmt.Fprintf(os.Stdout, "simrt: -deadline %s passed; ending the run (exit status 124)\n", d)
+		os.Exit(124)
+	})
 }
