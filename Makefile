@@ -12,19 +12,19 @@ test:            ## every unit test and every suite
 	go test ./...
 
 chaos:           ## every suite with the local profile; prints the matrix, writes reports/matrix.json
-	go run ./cmd/logjam chaos
+	go tool logjam chaos
 
 chaos-nightly:   ## strict mode, repeats, scaled deadlines (ginkgo.yml: nightly)
-	go run ./cmd/logjam chaos -profile nightly
+	go tool logjam chaos -profile nightly
 
 nightly-local:   ## the nightly workflow's steps here: 4 shards one after another, merged, checked against one run
 	LOGJAM_PROFILE=local scripts/nightly.sh local 4
 
 focus:           ## rerun the cells matching FOCUS, e.g. make focus FOCUS='D1 .*pystderr'
-	go run ./cmd/logjam chaos -profile focus -focus '$(FOCUS)'
+	go tool logjam chaos -profile focus -focus '$(FOCUS)'
 
 report:          ## re-render the matrix, JUnit, HTML and markdown from reports/matrix.json
-	go run ./cmd/logjam report
+	go tool logjam report
 
 bench:           ## benchmarks (figures for notes; never asserted by tests)
 	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./harness/watchdog/ ./pipes/

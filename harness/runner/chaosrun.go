@@ -332,6 +332,8 @@ func repeatOutcome(fam string, r int, js, logPath string, runErr error, interrup
 	switch {
 	case runErr != nil && !errors.As(runErr, &ee):
 		return row(fmt.Sprintf("ginkgo did not run: %v", runErr))
+	case err != nil && interrupted:
+		return cells // its cells are NOTRUN rows
 	case err != nil:
 		return row(fmt.Sprintf("left no report (%v)", err))
 	case runErr != nil && cells.Unexpected() == 0 && !interrupted:

@@ -42,6 +42,12 @@ type stopper struct {
 	running map[*exec.Cmd]bool // started command -> whether a first signal is passed on
 }
 
+// relayWindow: the same signal again this soon after the first is the
+// first one relayed, not a second Ctrl-C: a terminal signals the whole
+// process group, and a wrapper in it (go tool, which runs the README's
+// command) passes on what it gets.
+const relayWindow = 300 * time.Millisecond
+
 func newStopper(cancelBuild context.CancelFunc, errw io.Writer) *stopper {
 	becomeSubreaper()
 	s := &stopper{signals: make(chan os.Signal, 4), interrupted: make(chan struct{}), finished: make(chan struct{}),
@@ -54,15 +60,20 @@ func newStopper(cancelBuild context.CancelFunc, errw io.Writer) *stopper {
 func (s *stopper) loop() {
 	defer close(s.loopDone)
 	var deadline <-chan time.Time
+	var firstAt time.Time
 	for {
 		select {
 		case sig := <-s.signals:
 			s.mu.Lock()
 			first := s.first == nil
 			if first {
-				s.first = sig
+				s.first, firstAt = sig, time.Now()
 			}
+			relayed := !first && sig == s.first && time.Since(firstAt) < relayWindow
 			s.mu.Unlock()
+			if relayed {
+				continue // the same Ctrl-C, passed on by a wrapper
+			}
 			if first && sig != syscall.SIGQUIT {
 				fmt.Fprintf(s.errw, "\nlogjam: %s: stopping the families (again to kill them now)\n", signalName(sig))
 				close(s.interrupted)
