@@ -7,7 +7,10 @@
 //	go run ./mutants [-only REGEXP] [-list] [-check] [-timeout 6m]
 //
 // A mutant whose find text does not occur exactly once is STALE, one that
-// does not compile is INVALID: both are errors of the kit, not scored.
+// does not compile (or whose tests go test could not set up or build) is
+// INVALID: both are errors of the kit, not scored, and fail it (status 2).
+// A test pattern that names no package of the module fails the kit before
+// anything runs.
 package main
 
 import (
@@ -102,6 +105,9 @@ func run(args []string, w io.Writer) int {
 	if len(ms) == 0 {
 		return fail("no mutant matches -only %q", *only)
 	}
+	if err := checkTests(root, ms); err != nil {
+		return fail("%v", err)
+	}
 	if *check {
 		stale := 0
 		for _, m := range ms {
@@ -194,6 +200,32 @@ func load(path string) ([]Mutant, error) {
 	return ms, nil
 }
 
+// checkTests refuses a mutant whose test pattern names no package of the
+// module: go test of a missing folder fails ([setup failed]), which would
+// score as a kill.
+func checkTests(root string, ms []Mutant) error {
+	for _, m := range ms {
+		for _, p := range m.Test {
+			dir, ok := strings.CutPrefix(p, "./")
+			if !ok {
+				return fmt.Errorf("mutant %s: test pattern %q is not a folder of the module (./...)", m.ID, p)
+			}
+			dir = strings.TrimSuffix(strings.TrimSuffix(dir, "..."), "/")
+			if goFiles, _ := filepath.Glob(filepath.Join(root, dir, "*.go")); len(goFiles) == 0 && !strings.HasSuffix(p, "...") {
+				return fmt.Errorf("mutant %s: test pattern %q names no Go package of the module", m.ID, p)
+			}
+			if st, err := os.Stat(filepath.Join(root, dir)); err != nil || !st.IsDir() {
+				return fmt.Errorf("mutant %s: test pattern %q names no folder of the module", m.ID, p)
+			}
+		}
+	}
+	return nil
+}
+
+// setupFailed is go test's word for a package it could not even build or
+// set up: the kit's error, never a kill.
+var setupFailed = regexp.MustCompile(`(?m)^.*\[(setup|build) failed\].*$`)
+
 // runOne applies m in the scratch copy, builds, tests, and restores the file.
 func runOne(scratch string, m Mutant, timeout time.Duration) (r result) {
 	start := time.Now()
@@ -226,6 +258,10 @@ func runOne(scratch string, m Mutant, timeout time.Duration) (r result) {
 	out, err := goCmd(ctx, scratch, args...)
 	if err == nil {
 		r.status = Survived
+		return r
+	}
+	if m := setupFailed.Find(out); m != nil && ctx.Err() == nil {
+		r.status, r.by = Invalid, "go test could not set up or build a package: "+strings.TrimSpace(string(m))
 		return r
 	}
 	r.status, r.by = Killed, killedBy(out)

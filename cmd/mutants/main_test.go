@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// module writes a tiny module: package a (the mutated file) and package b,
+// whose test is given.
+func module(t *testing.T, bTest string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":      "module m\n\ngo 1.26\n",
+		"a/a.go":      "package a\n\nfunc F() int { return 1 }\n",
+		"b/b.go":      "package b\n",
+		"b/b_test.go": bTest,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var mutant = Mutant{ID: "a-returns-2", File: "a/a.go", Find: "return 1", Replace: "return 2", Test: []string{"./b"}, Bug: "F is off by one"}
+
+// The kit cannot lie: a test package go test cannot set up is the kit's
+// error (INVALID, status 2), never a kill; a pattern naming no package of
+// the module fails the kit before anything runs; a test that notices the
+// mutant kills it.
+func TestTheKitCannotCountASetupFailureAsAKill(t *testing.T) {
+	broken := module(t, "package b\n\nimport (\n\t\"testing\"\n\t\"m/nosuch\"\n)\n\nfunc TestX(t *testing.T) { nosuch.X() }\n")
+	r := runOne(broken, mutant, 2*time.Minute)
+	if r.status != Invalid || !strings.Contains(r.by, "[setup failed]") {
+		t.Errorf("a test package that cannot be set up: %s (%s), want %s", r.status, r.by, Invalid)
+	}
+	var w strings.Builder
+	if code := summary(&w, []result{r}); code != 2 {
+		t.Errorf("summary status %d with an invalid mutant, want 2:\n%s", code, w.String())
+	}
+
+	m := mutant
+	m.Test = []string{"./sim/pytext"}
+	if err := checkTests(broken, []Mutant{m}); err == nil || !strings.Contains(err.Error(), "./sim/pytext") {
+		t.Errorf("a test pattern naming no package passed: %v", err)
+	}
+	if err := checkTests(broken, []Mutant{mutant}); err != nil {
+		t.Errorf("a good pattern was refused: %v", err)
+	}
+
+	good := module(t, "package b\n\nimport (\n\t\"testing\"\n\t\"m/a\"\n)\n\nfunc TestF(t *testing.T) {\n\tif a.F() != 1 {\n\t\tt.Fatal(\"F\")\n\t}\n}\n")
+	if r := runOne(good, mutant, 2*time.Minute); r.status != Killed {
+		t.Errorf("a test that notices the mutant: %s (%s), want %s", r.status, r.by, Killed)
+	}
+}
