@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 			os.Exit(daemonNoRoomChild(rest))
 		case "two-ctrl-c":
 			os.Exit(twoCtrlCChild(rest))
+		case "catch-up-part-way":
+			os.Exit(catchUpPartWayChild(rest))
+		case "room-wait":
+			os.Exit(roomWaitChild(rest))
 		}
 		os.Exit(2)
 	}
