@@ -97,7 +97,7 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 		Scale:      scale,
 		GraceFloor: o.GraceFloor,
 		Mode:       watchdog.Fast,
-		OnEvent: func(ev watchdog.Event) {
+		OnEvent: func(ev telemetry.Event) {
 			if ev.Ev == "start" {
 				hang.arm()
 			}

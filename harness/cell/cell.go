@@ -116,7 +116,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		Scale:      prof.TimeoutScale,
 		GraceFloor: prof.GraceFloor,
 		Mode:       mode,
-		OnEvent: func(ev watchdog.Event) {
+		OnEvent: func(ev telemetry.Event) {
 			fd2.OnEvent(ev)
 			sig.OnEvent(ev)
 			if ev.Ev == telemetry.KindCycle || contract.Ends == scenario.EndsKilled {

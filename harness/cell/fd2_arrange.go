@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"logjam/harness/watchdog"
 	"logjam/pipes"
 	"logjam/scenario"
 	"logjam/telemetry"
@@ -75,7 +74,7 @@ func (a *FD2) Child() *os.File { return a.child }
 
 // OnEvent reacts to the child's marks; it never blocks (a pause is a
 // Stall now and a timer for the Resume; a resume is a Resume now).
-func (a *FD2) OnEvent(ev watchdog.Event) {
+func (a *FD2) OnEvent(ev telemetry.Event) {
 	if a.reader == nil {
 		return
 	}

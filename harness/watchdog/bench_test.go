@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"context"
+	"logjam/verdict"
 	"slices"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func BenchmarkSpawnNoop(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.Verdict != NoMarker {
+		if res.Verdict != verdict.NoMarker {
 			b.Fatalf("verdict %s: %s", res.Verdict, res.Reason)
 		}
 	}
@@ -45,7 +46,7 @@ func BenchmarkCycleToVerdict(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.Verdict != Hang || res.Cycle == nil {
+		if res.Verdict != verdict.Hang || res.Cycle == nil {
 			b.Fatalf("verdict %s, cycle %v: %s", res.Verdict, res.Cycle, res.Reason)
 		}
 		var cycle, dump struct {

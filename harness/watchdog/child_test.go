@@ -217,10 +217,10 @@ func childCmd(t testing.TB, behaviour string) *exec.Cmd {
 }
 
 // markPid returns the "pid" of the first mark event with the given name.
-func markPid(t testing.TB, events []Event, name string) int {
+func markPid(t testing.TB, events []telemetry.Event, name string) int {
 	t.Helper()
 	for _, ev := range events {
-		if ev.Ev != KindMark {
+		if ev.Ev != telemetry.KindMark {
 			continue
 		}
 		var mark struct {
@@ -235,7 +235,7 @@ func markPid(t testing.TB, events []Event, name string) int {
 	return 0
 }
 
-func kinds(events []Event) string {
+func kinds(events []telemetry.Event) string {
 	var names []string
 	for _, ev := range events {
 		names = append(names, ev.Ev)

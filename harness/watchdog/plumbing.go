@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"io"
+	"logjam/telemetry"
 	"os"
 	"os/exec"
 	"syscall"
@@ -50,7 +51,7 @@ func plumb(cmd *exec.Cmd, marker string, grace time.Duration) (*plumbing, error)
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	cmd.Env = append(cmd.Env, TelemetryFDEnv+"=3")
+	cmd.Env = append(cmd.Env, telemetry.FDEnv+"=3")
 
 	attr := &syscall.SysProcAttr{}
 	if cmd.SysProcAttr != nil {

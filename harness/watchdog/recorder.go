@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"logjam/telemetry"
 	"sync"
 	"time"
 )
@@ -9,18 +10,18 @@ import (
 // and dumps.
 type recorder struct {
 	started   time.Time
-	onEvent   func(Event)
+	onEvent   func(telemetry.Event)
 	cycleSeen chan struct{} // closed at the first cycle
 	dumpSeen  chan struct{} // one token per dump, at most one pending
 
 	mu      sync.Mutex
-	events  []Event
+	events  []telemetry.Event
 	cycle   int // index of the first cycle, -1 if none
 	dump    int // index of the last dump, -1 if none
 	cycleAt time.Duration
 }
 
-func newRecorder(started time.Time, onEvent func(Event)) *recorder {
+func newRecorder(started time.Time, onEvent func(telemetry.Event)) *recorder {
 	return &recorder{
 		started: started, onEvent: onEvent,
 		cycleSeen: make(chan struct{}), dumpSeen: make(chan struct{}, 1),
@@ -28,16 +29,16 @@ func newRecorder(started time.Time, onEvent func(Event)) *recorder {
 	}
 }
 
-func (r *recorder) add(ev Event) {
+func (r *recorder) add(ev telemetry.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, ev)
 	switch ev.Ev {
-	case KindCycle:
+	case telemetry.KindCycle:
 		if r.cycle < 0 {
 			r.cycle, r.cycleAt = len(r.events)-1, time.Since(r.started)
 			close(r.cycleSeen)
 		}
-	case KindDump:
+	case telemetry.KindDump:
 		r.dump = len(r.events) - 1
 		select {
 		case r.dumpSeen <- struct{}{}:
@@ -50,10 +51,10 @@ func (r *recorder) add(ev Event) {
 	}
 }
 
-func (r *recorder) snapshot() (events []Event, cycle, dump *Event, cycleAt time.Duration) {
+func (r *recorder) snapshot() (events []telemetry.Event, cycle, dump *telemetry.Event, cycleAt time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	events = append([]Event(nil), r.events...)
+	events = append([]telemetry.Event(nil), r.events...)
 	if r.cycle >= 0 {
 		ev := events[r.cycle]
 		cycle = &ev

@@ -3,6 +3,7 @@ package watchdog
 import (
 	"bytes"
 	"fmt"
+	"logjam/telemetry"
 	"strings"
 )
 
@@ -28,7 +29,7 @@ func (r *Result) Summary() string {
 	if r.Dump != nil {
 		fmt.Fprintf(&b, "dump: %d bytes of telemetry (Result.Dump)\n", len(r.Dump.Raw))
 	}
-	if n := countKind(r.Events, KindMalformed); n > 0 {
+	if n := countKind(r.Events, telemetry.KindMalformed); n > 0 {
 		fmt.Fprintf(&b, "telemetry: %d malformed line(s) kept in Result.Events\n", n)
 	}
 	writeTail(&b, "stdout", r.Stdout, r.StdoutOmitted)
@@ -37,7 +38,7 @@ func (r *Result) Summary() string {
 	return b.String()
 }
 
-func countKind(events []Event, kind string) int {
+func countKind(events []telemetry.Event, kind string) int {
 	n := 0
 	for _, ev := range events {
 		if ev.Ev == kind {

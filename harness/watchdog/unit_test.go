@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"logjam/verdict"
 	"os/exec"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func TestSummaryShowsTheTail(t *testing.T) {
 	for i := range 30 {
 		out.WriteString(strings.Repeat("x", i) + "\n")
 	}
-	res := &Result{Verdict: Failed, Reason: "exited with status 1", Stdout: []byte(out.String()), Command: "prog"}
+	res := &Result{Verdict: verdict.Failed, Reason: "exited with status 1", Stdout: []byte(out.String()), Command: "prog"}
 	s := res.Summary()
 	for _, want := range []string{"FAILED: exited with status 1", "stdout (last 20 of 30 lines)", "stderr: not captured", "rerun: prog"} {
 		if !strings.Contains(s, want) {

@@ -3,6 +3,7 @@ package watchdog
 import (
 	"context"
 	"fmt"
+	"logjam/verdict"
 	"strings"
 	"time"
 )
@@ -21,7 +22,7 @@ type classifyInput struct {
 }
 
 // classify decides the verdict from the observations, first that applies.
-func classify(res *Result, in classifyInput) (Verdict, string) {
+func classify(res *Result, in classifyInput) (verdict.Verdict, string) {
 	switch in.cause {
 	case stopDeadline, stopCycle:
 		var b strings.Builder
@@ -43,25 +44,25 @@ func classify(res *Result, in classifyInput) (Verdict, string) {
 		default:
 			fmt.Fprintf(&b, "; killed after SIGQUIT (no dump within the %s grace period)", roundDuration(in.grace))
 		}
-		return Hang, b.String()
+		return verdict.Hang, b.String()
 	case stopContext:
-		return Interrupted, fmt.Sprintf("interrupted (%v) after %s; killed at once", context.Cause(in.ctx), roundDuration(res.Duration))
+		return verdict.Interrupted, fmt.Sprintf("interrupted (%v) after %s; killed at once", context.Cause(in.ctx), roundDuration(res.Duration))
 	case stopKillAll:
-		return Interrupted, fmt.Sprintf("interrupted by KillAll after %s; killed at once", roundDuration(res.Duration))
+		return verdict.Interrupted, fmt.Sprintf("interrupted by KillAll after %s; killed at once", roundDuration(res.Duration))
 	}
 	switch {
 	case !in.stateKnown:
-		return Failed, fmt.Sprintf("could not be waited for: %v", in.waitErr)
+		return verdict.Failed, fmt.Sprintf("could not be waited for: %v", in.waitErr)
 	case res.Signal != "":
-		return Crash, fmt.Sprintf("killed by %s (signal %d)", res.Signal, res.SignalNumber)
+		return verdict.Crash, fmt.Sprintf("killed by %s (signal %d)", res.Signal, res.SignalNumber)
 	case res.ExitCode != 0:
-		return Failed, fmt.Sprintf("exited with status %d", res.ExitCode)
+		return verdict.Failed, fmt.Sprintf("exited with status %d", res.ExitCode)
 	case in.stdoutUnseen:
-		return NoMarker, fmt.Sprintf("exited with status 0, but its stdout is the caller's file, so the marker line %q could not be checked", in.marker)
+		return verdict.NoMarker, fmt.Sprintf("exited with status 0, but its stdout is the caller's file, so the marker line %q could not be checked", in.marker)
 	case !res.MarkerSeen:
-		return NoMarker, fmt.Sprintf("exited with status 0 without printing the marker line %q", in.marker)
+		return verdict.NoMarker, fmt.Sprintf("exited with status 0 without printing the marker line %q", in.marker)
 	}
-	return Completed, fmt.Sprintf("exited with status 0 after printing %q", in.marker)
+	return verdict.Completed, fmt.Sprintf("exited with status 0 after printing %q", in.marker)
 }
 
 func roundDuration(d time.Duration) time.Duration {

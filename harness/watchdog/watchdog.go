@@ -14,10 +14,10 @@
 // The child finds a pipe open on fd 3 and may write JSON lines to it, each an
 // object with at least "ev" (the kind) and optionally "t" (ms since the child
 // started). The watchdog passes every event through (Result.Events,
-// Config.OnEvent) and acts on three kinds: KindCycle ("text", "edges"),
-// KindDump (the reply to SIGQUIT) and KindMark ("name"). A line that is not
-// such an object is kept as a KindMalformed event. Run also sets
-// TelemetryFDEnv (WATCHDOG_TELEMETRY_FD=3) in the child's environment: an
+// Config.OnEvent) and acts on three kinds: telemetry.KindCycle ("text", "edges"),
+// telemetry.KindDump (the reply to SIGQUIT) and KindMark ("name"). A line that is not
+// such an object is kept as a telemetry.KindMalformed event. Run also sets
+// telemetry.FDEnv (WATCHDOG_TELEMETRY_FD=3) in the child's environment: an
 // open fd 3 alone proves nothing, since a Go 1.25+ runtime opens its cgroup
 // CPU files on the lowest free descriptors when nothing was passed. A child
 // must also run without it (rerun by hand).
@@ -45,6 +45,7 @@ import (
 	"fmt"
 	"time"
 
+	"logjam/telemetry"
 	"logjam/verdict"
 )
 
@@ -68,19 +69,6 @@ func (m Mode) String() string {
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
-
-// Verdict is what the child did, in one word (see package verdict).
-type Verdict = verdict.Verdict
-
-// The verdicts Run gives, in the order it checks them (verdict.Precedence).
-const (
-	Hang        = verdict.Hang
-	Interrupted = verdict.Interrupted
-	Crash       = verdict.Crash
-	Failed      = verdict.Failed
-	NoMarker    = verdict.NoMarker
-	Completed   = verdict.Completed
-)
 
 // Defaults for the zero values of Config.
 const (
@@ -107,7 +95,7 @@ type Config struct {
 	// the goroutine reading fd 3. It must not block long: while it runs, the
 	// child's telemetry writes can stall. Run waits for the last call to
 	// return before it returns.
-	OnEvent func(Event)
+	OnEvent func(telemetry.Event)
 }
 
 // Grace returns the time the child gets between SIGQUIT and SIGKILL:
@@ -126,7 +114,7 @@ func (c Config) Grace() time.Duration {
 
 // Result is everything the watchdog observed of one run.
 type Result struct {
-	Verdict Verdict
+	Verdict verdict.Verdict
 	// Reason is one readable sentence, e.g. "did not finish within 3s;
 	// killed after SIGQUIT (dump received)" or "exited with status 3".
 	Reason string
@@ -154,9 +142,9 @@ type Result struct {
 	MarkerSeen bool
 	// Events is all telemetry, in order. Cycle is the first KindCycle event,
 	// Dump the last KindDump event; nil when there was none.
-	Events []Event
-	Cycle  *Event
-	Dump   *Event
+	Events []telemetry.Event
+	Cycle  *telemetry.Event
+	Dump   *telemetry.Event
 	// Command reruns the child from a shell: cmd's directory, environment
 	// changes and arguments, shell-quoted.
 	Command string

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"logjam/telemetry"
+	"logjam/verdict"
 	"os"
 	"os/exec"
 	"runtime"
@@ -34,7 +36,7 @@ func run(t *testing.T, cmd *exec.Cmd, cfg Config) (*Result, time.Duration) {
 	return res, elapsed
 }
 
-func wantVerdict(t *testing.T, res *Result, want Verdict) {
+func wantVerdict(t *testing.T, res *Result, want verdict.Verdict) {
 	t.Helper()
 	if res.Verdict != want {
 		t.Fatalf("verdict %s, want %s (%s)", res.Verdict, want, res.Reason)
@@ -71,7 +73,7 @@ func assertGone(t *testing.T, pgid int, pids ...int) {
 
 func TestCompletedNeedsExitZeroAndMarker(t *testing.T) {
 	res, _ := run(t, childCmd(t, "complete"), Config{Deadline: 30 * time.Second})
-	wantVerdict(t, res, Completed)
+	wantVerdict(t, res, verdict.Completed)
 	if !res.MarkerSeen || res.ExitCode != 0 || res.Killed || res.Signal != "" {
 		t.Errorf("marker %v, exit %d, killed %v, signal %q", res.MarkerSeen, res.ExitCode, res.Killed, res.Signal)
 	}
@@ -86,7 +88,7 @@ func TestCompletedNeedsExitZeroAndMarker(t *testing.T) {
 
 func TestExitZeroWithoutMarkerIsNoMarker(t *testing.T) {
 	res, _ := run(t, childCmd(t, "nomarker"), Config{Deadline: 30 * time.Second})
-	wantVerdict(t, res, NoMarker)
+	wantVerdict(t, res, verdict.NoMarker)
 	if res.MarkerSeen || !strings.Contains(res.Reason, `"done"`) {
 		t.Errorf("marker %v, reason %q", res.MarkerSeen, res.Reason)
 	}
@@ -94,12 +96,12 @@ func TestExitZeroWithoutMarkerIsNoMarker(t *testing.T) {
 
 func TestCustomMarker(t *testing.T) {
 	res, _ := run(t, childCmd(t, "nomarker"), Config{Deadline: 30 * time.Second, Marker: "almost done"})
-	wantVerdict(t, res, Completed)
+	wantVerdict(t, res, verdict.Completed)
 }
 
 func TestNonZeroExitIsFailedWithItsOutput(t *testing.T) {
 	res, _ := run(t, childCmd(t, "exit3"), Config{Deadline: 30 * time.Second})
-	wantVerdict(t, res, Failed)
+	wantVerdict(t, res, verdict.Failed)
 	if res.ExitCode != 3 || res.Reason != "exited with status 3" || res.Killed || res.Cycle != nil {
 		t.Errorf("exit %d, reason %q, killed %v, cycle %v", res.ExitCode, res.Reason, res.Killed, res.Cycle)
 	}
@@ -122,7 +124,7 @@ func TestKilledBySignalIsCrashWithItsName(t *testing.T) {
 		t.Skip("the child resets its SIGSEGV handler with rt_sigaction, a Linux system call")
 	}
 	res, _ := run(t, childCmd(t, "segv"), Config{Deadline: 30 * time.Second})
-	wantVerdict(t, res, Crash)
+	wantVerdict(t, res, verdict.Crash)
 	if res.Signal != "SIGSEGV" || res.SignalNumber != int(syscall.SIGSEGV) || res.ExitCode != -1 || res.Killed {
 		t.Errorf("signal %q (%d), exit %d, killed %v", res.Signal, res.SignalNumber, res.ExitCode, res.Killed)
 	}
@@ -134,7 +136,7 @@ func TestKilledBySignalIsCrashWithItsName(t *testing.T) {
 func TestFastModeCycleIsHangBeforeTheDeadline(t *testing.T) {
 	const deadline = 10 * time.Second
 	res, elapsed := run(t, childCmd(t, "deadlock"), Config{Deadline: deadline, Mode: Fast})
-	wantVerdict(t, res, Hang)
+	wantVerdict(t, res, verdict.Hang)
 	if elapsed >= deadline {
 		t.Errorf("returned after %s, not before the %s deadline", elapsed, deadline)
 	}
@@ -160,7 +162,7 @@ func TestStrictModeWaitsForTheDeadlineAndKeepsTheCycle(t *testing.T) {
 	const deadline = 1500 * time.Millisecond
 	cfg := Config{Deadline: deadline, Mode: Strict, GraceFloor: time.Second}
 	res, elapsed := run(t, childCmd(t, "deadlock"), cfg)
-	wantVerdict(t, res, Hang)
+	wantVerdict(t, res, verdict.Hang)
 	if elapsed < deadline {
 		t.Errorf("returned after %s, before the %s deadline", elapsed, deadline)
 	}
@@ -180,7 +182,7 @@ func TestDeadlineWithoutDumpKillsAfterGrace(t *testing.T) {
 	const deadline = time.Second
 	cfg := Config{Deadline: deadline, Mode: Strict, GraceFloor: 500 * time.Millisecond}
 	res, elapsed := run(t, childCmd(t, "stubborn"), cfg)
-	wantVerdict(t, res, Hang)
+	wantVerdict(t, res, verdict.Hang)
 	if res.Dump != nil || !res.Killed || res.Signal != "SIGKILL" {
 		t.Errorf("dump %v, killed %v, signal %q", res.Dump, res.Killed, res.Signal)
 	}
@@ -198,7 +200,7 @@ func TestGrandchildHoldingStdout(t *testing.T) {
 		const deadline = time.Second
 		cfg := Config{Deadline: deadline, Mode: Strict, GraceFloor: time.Second}
 		res, elapsed := run(t, childCmd(t, "grandchild-hang"), cfg)
-		wantVerdict(t, res, Hang)
+		wantVerdict(t, res, verdict.Hang)
 		if elapsed > deadline+cfg.Grace()+slack {
 			t.Errorf("returned after %s; deadline %s, grace %s", elapsed, deadline, cfg.Grace())
 		}
@@ -206,7 +208,7 @@ func TestGrandchildHoldingStdout(t *testing.T) {
 	})
 	t.Run("child exits", func(t *testing.T) {
 		res, elapsed := run(t, childCmd(t, "grandchild-exit"), Config{Deadline: 30 * time.Second})
-		wantVerdict(t, res, Completed)
+		wantVerdict(t, res, verdict.Completed)
 		if elapsed > slack {
 			t.Errorf("returned after %s although the child exited at once", elapsed)
 		}
@@ -223,7 +225,7 @@ func TestGrandchildHoldingStdout(t *testing.T) {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(escaped, &ws, 0, nil)
 		})
-		wantVerdict(t, res, Completed)
+		wantVerdict(t, res, verdict.Completed)
 		if elapsed > cfg.Grace()+slack {
 			t.Errorf("returned after %s although the child exited at once (grace %s)", elapsed, cfg.Grace())
 		}
@@ -233,14 +235,14 @@ func TestGrandchildHoldingStdout(t *testing.T) {
 
 func TestMalformedTelemetryIsKeptAsEvidence(t *testing.T) {
 	var mu sync.Mutex
-	var seen []Event
-	cfg := Config{Deadline: 30 * time.Second, OnEvent: func(ev Event) {
+	var seen []telemetry.Event
+	cfg := Config{Deadline: 30 * time.Second, OnEvent: func(ev telemetry.Event) {
 		mu.Lock()
 		seen = append(seen, ev)
 		mu.Unlock()
 	}}
 	res, _ := run(t, childCmd(t, "malformed"), cfg)
-	wantVerdict(t, res, Completed)
+	wantVerdict(t, res, verdict.Completed)
 	const want = "malformed,mark,malformed,malformed,mark"
 	if got := kinds(res.Events); got != want {
 		t.Fatalf("events %s, want %s", got, want)
@@ -261,8 +263,8 @@ func TestMalformedTelemetryIsKeptAsEvidence(t *testing.T) {
 func TestCancelKillsPromptly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg := Config{Deadline: time.Minute, Mode: Strict, OnEvent: func(ev Event) {
-		if ev.Ev == KindCycle {
+	cfg := Config{Deadline: time.Minute, Mode: Strict, OnEvent: func(ev telemetry.Event) {
+		if ev.Ev == telemetry.KindCycle {
 			cancel() // the test was interrupted while the child hangs
 		}
 	}}
@@ -272,7 +274,7 @@ func TestCancelKillsPromptly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantVerdict(t, res, Interrupted)
+	wantVerdict(t, res, verdict.Interrupted)
 	if !res.Killed || res.Cycle == nil || !strings.Contains(res.Reason, "context canceled") {
 		t.Errorf("killed %v, cycle %v, reason %q", res.Killed, res.Cycle, res.Reason)
 	}
@@ -288,8 +290,8 @@ func TestKillAllEndsEveryLiveGroup(t *testing.T) {
 	results := make(chan *Result, children)
 	for range children {
 		go func() {
-			cfg := Config{Deadline: time.Minute, Mode: Strict, OnEvent: func(ev Event) {
-				if ev.Ev == KindMark {
+			cfg := Config{Deadline: time.Minute, Mode: Strict, OnEvent: func(ev telemetry.Event) {
+				if ev.Ev == telemetry.KindMark {
 					ready <- struct{}{}
 				}
 			}}
@@ -316,7 +318,7 @@ func TestKillAllEndsEveryLiveGroup(t *testing.T) {
 			if res == nil {
 				continue
 			}
-			wantVerdict(t, res, Interrupted)
+			wantVerdict(t, res, verdict.Interrupted)
 			if !strings.Contains(res.Reason, "KillAll") {
 				t.Errorf("reason %q", res.Reason)
 			}
@@ -336,7 +338,7 @@ func TestCallerOwnedStreams(t *testing.T) {
 		cmd := childCmd(t, "complete")
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		res, _ := run(t, cmd, Config{Deadline: 30 * time.Second})
-		wantVerdict(t, res, Completed)
+		wantVerdict(t, res, verdict.Completed)
 		if res.Stdout != nil || res.Stderr != nil || stdout.String() != "working\ndone\n" {
 			t.Errorf("result stdout %q stderr %q; caller's stdout %q", res.Stdout, res.Stderr, stdout.String())
 		}
@@ -346,7 +348,7 @@ func TestCallerOwnedStreams(t *testing.T) {
 		cmd := childCmd(t, "exit3")
 		cmd.Stdout, cmd.Stderr = &combined, &combined
 		res, _ := run(t, cmd, Config{Deadline: 30 * time.Second})
-		wantVerdict(t, res, Failed)
+		wantVerdict(t, res, verdict.Failed)
 		if !strings.Contains(combined.String(), "partial output") || !strings.Contains(combined.String(), "boom") {
 			t.Errorf("combined %q", combined.String())
 		}
@@ -360,7 +362,7 @@ func TestCallerOwnedStreams(t *testing.T) {
 		cmd := childCmd(t, "complete")
 		cmd.Stdout = f
 		res, _ := run(t, cmd, Config{Deadline: 30 * time.Second})
-		wantVerdict(t, res, NoMarker)
+		wantVerdict(t, res, verdict.NoMarker)
 		if !strings.Contains(res.Reason, "caller's file") || res.Stdout != nil {
 			t.Errorf("reason %q, stdout %q", res.Reason, res.Stdout)
 		}
@@ -380,7 +382,7 @@ func TestCallerExtraFilesFollowTelemetry(t *testing.T) {
 	cmd.ExtraFiles = []*os.File{w}
 	res, _ := run(t, cmd, Config{Deadline: 30 * time.Second})
 	w.Close()
-	wantVerdict(t, res, Completed)
+	wantVerdict(t, res, verdict.Completed)
 	buf := make([]byte, 64)
 	n, _ := r.Read(buf)
 	if string(buf[:n]) != "hello on fd 4\n" {
