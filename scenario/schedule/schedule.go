@@ -311,91 +311,104 @@ func (s Schedule) Validate() error {
 }
 
 func (s *Sink) validate() error {
-	bad := func(format string, args ...any) error { return fmt.Errorf("schedule: "+format, args...) }
-	f := s.FD2
-	switch f.Kind {
-	case FD2File:
-	case FD2Pipe, FD2PTY:
-		if f.StallMs < 0 || f.StallMs > 2000 {
-			return bad("fd2 stall_ms %d (accepted: 0 to 2000)", f.StallMs)
-		}
-	case FD2IPyKernel, FD2Wurlitzer:
-		if f.Chunk < 1 || f.Chunk > 65536 {
-			return bad("fd2 chunk %d (accepted: 1 to 65536)", f.Chunk)
-		}
-	default:
-		return bad("fd2 kind %q (accepted: file, pipe, pty, ipykernel, wurlitzer)", f.Kind)
-	}
-	if f.Kind == FD2Pipe || f.Kind == FD2IPyKernel || f.Kind == FD2Wurlitzer {
-		if f.Capacity < 4096 || f.Capacity > 65536 || f.Capacity&(f.Capacity-1) != 0 {
-			return bad("fd2 capacity %d (accepted: a power of two from 4096 to 65536)", f.Capacity)
+	for _, part := range []func() error{s.FD2.validate, s.Stderr.validate, s.validateThreads, s.validateSignal, s.validateCounts} {
+		if err := part(); err != nil {
+			return fmt.Errorf("schedule: %w", err)
 		}
 	}
-	switch s.Stderr.Kind {
-	case StderrOriginal, StderrCaptured, StderrSignalWait:
-	case StderrSlow:
-		if s.Stderr.DelayMs < 1 || s.Stderr.DelayMs > 200 {
-			return bad("stderr delay_ms %d (accepted: 1 to 200)", s.Stderr.DelayMs)
-		}
-	case StderrOSError, StderrInterrupt:
-		if s.Stderr.K < 1 || s.Stderr.K > 100 {
-			return bad("stderr k %d (accepted: 1 to 100)", s.Stderr.K)
-		}
-		if s.Stderr.Kind == StderrInterrupt && s.Stderr.How != "before" && s.Stderr.How != "half" {
-			return bad("stderr how %q (accepted: before, half)", s.Stderr.How)
-		}
-	default:
-		return bad("stderr kind %q (accepted: original, captured, slow, oserror, interrupt, signalwait)", s.Stderr.Kind)
+	return nil
+}
+
+// Each validate below is a list of rules, the first broken one the error.
+
+func (f FD2) validate() error {
+	piped := f.Kind == FD2Pipe || f.Kind == FD2IPyKernel || f.Kind == FD2Wurlitzer
+	switch {
+	case !slices.Contains([]string{FD2File, FD2Pipe, FD2PTY, FD2IPyKernel, FD2Wurlitzer}, f.Kind):
+		return fmt.Errorf("fd2 kind %q (accepted: file, pipe, pty, ipykernel, wurlitzer)", f.Kind)
+	case (f.Kind == FD2Pipe || f.Kind == FD2PTY) && (f.StallMs < 0 || f.StallMs > 2000):
+		return fmt.Errorf("fd2 stall_ms %d (accepted: 0 to 2000)", f.StallMs)
+	case (f.Kind == FD2IPyKernel || f.Kind == FD2Wurlitzer) && (f.Chunk < 1 || f.Chunk > 65536):
+		return fmt.Errorf("fd2 chunk %d (accepted: 1 to 65536)", f.Chunk)
+	case piped && (f.Capacity < 4096 || f.Capacity > 65536 || f.Capacity&(f.Capacity-1) != 0):
+		return fmt.Errorf("fd2 capacity %d (accepted: a power of two from 4096 to 65536)", f.Capacity)
 	}
-	if s.Stderr.Kind != StderrOriginal && s.FD2.Kind == FD2IPyKernel {
-		return bad("with fd2 ipykernel, sys.stderr is the OutStream (stderr kind original)")
+	return nil
+}
+
+func (e Stderr) validate() error {
+	switch {
+	case !slices.Contains([]string{StderrOriginal, StderrCaptured, StderrSignalWait, StderrSlow, StderrOSError, StderrInterrupt}, e.Kind):
+		return fmt.Errorf("stderr kind %q (accepted: original, captured, slow, oserror, interrupt, signalwait)", e.Kind)
+	case e.Kind == StderrSlow && (e.DelayMs < 1 || e.DelayMs > 200):
+		return fmt.Errorf("stderr delay_ms %d (accepted: 1 to 200)", e.DelayMs)
+	case (e.Kind == StderrOSError || e.Kind == StderrInterrupt) && (e.K < 1 || e.K > 100):
+		return fmt.Errorf("stderr k %d (accepted: 1 to 100)", e.K)
+	case e.Kind == StderrInterrupt && e.How != "before" && e.How != "half":
+		return fmt.Errorf("stderr how %q (accepted: before, half)", e.How)
 	}
-	if len(s.Threads) < 1 || len(s.Threads) > 4 {
-		return bad("%d threads (accepted: 1 to 4)", len(s.Threads))
-	}
-	if len(s.Threads[0].Calls) < 1 {
-		return bad("the main thread makes at least one call")
+	return nil
+}
+
+func (s *Sink) validateThreads() error {
+	switch {
+	case s.Stderr.Kind != StderrOriginal && s.FD2.Kind == FD2IPyKernel:
+		return fmt.Errorf("with fd2 ipykernel, sys.stderr is the OutStream (stderr kind original)")
+	case len(s.Threads) < 1 || len(s.Threads) > 4:
+		return fmt.Errorf("%d threads (accepted: 1 to 4)", len(s.Threads))
+	case len(s.Threads[0].Calls) < 1:
+		return fmt.Errorf("the main thread makes at least one call")
 	}
 	if err := s.OutsideText.validate(); err != nil {
-		return bad("%v", err)
+		return err
 	}
 	for i, t := range s.Threads {
-		if len(t.Calls) > 4 {
-			return bad("thread %d: %d calls (accepted: up to 4)", i, len(t.Calls))
-		}
-		if t.Outside < 0 || t.Outside > 512 {
-			return bad("thread %d: outside %d (accepted: 0 to 512)", i, t.Outside)
-		}
-		if err := t.OutsideText.validate(); err != nil {
-			return bad("thread %d: %v", i, err)
-		}
-		for j, c := range t.Calls {
-			if err := c.validate(len(s.Threads)); err != nil {
-				return bad("thread %d call %d: %v", i, j, err)
-			}
+		if err := t.validate(len(s.Threads)); err != nil {
+			return fmt.Errorf("thread %d%w", i, err)
 		}
 	}
-	switch s.Sigint {
-	case "":
-	case SigintLine:
-		if s.SigintAt < 0 || s.SigintAt > s.Threads[0].Calls[0].Lines {
-			return bad("sigint_at %d (accepted: 0 to the lines of the main thread's first call)", s.SigintAt)
+	return nil
+}
+
+// validate's error continues "thread N".
+func (t Thread) validate(threads int) error {
+	switch {
+	case len(t.Calls) > 4:
+		return fmt.Errorf(": %d calls (accepted: up to 4)", len(t.Calls))
+	case t.Outside < 0 || t.Outside > 512:
+		return fmt.Errorf(": outside %d (accepted: 0 to 512)", t.Outside)
+	}
+	if err := t.OutsideText.validate(); err != nil {
+		return fmt.Errorf(": %w", err)
+	}
+	for j, c := range t.Calls {
+		if err := c.validate(threads); err != nil {
+			return fmt.Errorf(" call %d: %w", j, err)
 		}
-	case SigintBlocked:
-		if s.FD2.Kind != FD2Pipe || s.FD2.StallMs == 0 {
-			return bad("sigint blocked-write needs fd2 a stalled pipe (stall_ms > 0)")
-		}
-	default:
-		return bad("sigint %q (accepted: line, blocked-write)", s.Sigint)
 	}
-	if s.Abort != nil && (s.Abort.After < 0 || s.Abort.After > 64) {
-		return bad("abort after %d (accepted: 0 to 64)", s.Abort.After)
+	return nil
+}
+
+func (s *Sink) validateSignal() error {
+	switch {
+	case s.Sigint != "" && s.Sigint != SigintLine && s.Sigint != SigintBlocked:
+		return fmt.Errorf("sigint %q (accepted: line, blocked-write)", s.Sigint)
+	case s.Sigint == SigintLine && (s.SigintAt < 0 || s.SigintAt > s.Threads[0].Calls[0].Lines):
+		return fmt.Errorf("sigint_at %d (accepted: 0 to the lines of the main thread's first call)", s.SigintAt)
+	case s.Sigint == SigintBlocked && (s.FD2.Kind != FD2Pipe || s.FD2.StallMs == 0):
+		return fmt.Errorf("sigint blocked-write needs fd2 a stalled pipe (stall_ms > 0)")
 	}
-	if s.Outside < 0 || s.Outside > 512 {
-		return bad("outside %d (accepted: 0 to 512)", s.Outside)
-	}
-	if s.Daemons < 0 || s.Daemons > 4 {
-		return bad("daemons %d (accepted: 0 to 4)", s.Daemons)
+	return nil
+}
+
+func (s *Sink) validateCounts() error {
+	switch {
+	case s.Abort != nil && (s.Abort.After < 0 || s.Abort.After > 64):
+		return fmt.Errorf("abort after %d (accepted: 0 to 64)", s.Abort.After)
+	case s.Outside < 0 || s.Outside > 512:
+		return fmt.Errorf("outside %d (accepted: 0 to 512)", s.Outside)
+	case s.Daemons < 0 || s.Daemons > 4:
+		return fmt.Errorf("daemons %d (accepted: 0 to 4)", s.Daemons)
 	}
 	return nil
 }
