@@ -1,0 +1,145 @@
+package random_test
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"logjam/random/search"
+	"logjam/scenario/schedule"
+	"logjam/suites/suitekit"
+	"logjam/verdict"
+)
+
+// Every matrix row the generator can express is a schedule: played under
+// each policy (or lazy-init variant), it gives the verdicts of the row's
+// Entry in its family's suite (suites/<family>/*_test.go; the verdicts are
+// copied from there, in axes.Policies' order). A row's schedule is what
+// the generator could draw (inside the contract, or on the edge the row
+// itself stands on); the rows it cannot express are listed below with the
+// reason, so the list says where random search cannot go.
+type matrixRow struct {
+	row, schedule string
+	verdicts      []verdict.Verdict // pystderr, fd2, buffered, adaptive, merged, logjam; or old, initfast, norace, fixed
+}
+
+var rowSchedules = []matrixRow{
+	{"C1", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"C2", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"oserror","k":1},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.Misrouted, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"C3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":200,"size":1024,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"F1", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"E"}]}],"abort":{"after":3}}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.Lost, verdict.OK, verdict.OK, verdict.OK}},
+	{"F3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"E"}]}],"abort":{"fatal":true,"after":3}}}`,
+		[]verdict.Verdict{verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK}},
+	{"F4", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stall_ms":200},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":20,"size":230,"level":"E"}]}],"abort":{"fatal":true,"after":3}}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK}},
+	{"I1", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}],"sigint":"line","sigint_at":3}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"I3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"interrupt","k":1,"how":"before"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.Misrouted, verdict.Lost, verdict.OK, verdict.OK, verdict.OK}},
+	{"I4", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"interrupt","k":1,"how":"half"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.Misrouted, verdict.Lost, verdict.OK, verdict.OK, verdict.OK}},
+	{"I5", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"interrupt","k":1,"how":"before"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}],"sigint_ignored":true}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.Misrouted, verdict.Lost, verdict.LostInt, verdict.LostInt, verdict.OK}},
+	{"I6", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"signalwait"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.Misrouted, verdict.Lost, verdict.DoubleInt, verdict.DoubleInt, verdict.OK}},
+	{"P1", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"ipykernel","capacity":4096,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":128,"size":127,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"P2", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":128,"size":127,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"P3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pty","stall_ms":400},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":240,"size":145,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"P4", `{"family":"sink","policy":"logjam","platform":"macos","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":128,"size":127,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Hang, verdict.OK, verdict.Hang, verdict.OK, verdict.OK}},
+	{"P5", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stall_ms":200},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":20,"size":230,"level":"E"}]}],"abort":{"after":1}}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK}},
+	{"P6", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"ipykernel","capacity":4096,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"outside":128,"outside_text":{"size":127}}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
+	{"T1", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.13.7","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"daemons":2}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.OK, verdict.Crash, verdict.OK, verdict.OK, verdict.OK}},
+	{"T2", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.13.8","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"daemons":2}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"T3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.14","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"daemons":2}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK}},
+	{"T4", `{"family":"sink","policy":"logjam","platform":"macos","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"daemons":2}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK}},
+	{"U2", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I","fails":true,"fail_chars":43}]}]}}`,
+		[]verdict.Verdict{verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.OK, verdict.OK}},
+	{"U3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":5,"size":250,"level":"E","cjk":true,"fails":true,"fail_chars":30}]}]}}`,
+		[]verdict.Verdict{verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.OK, verdict.OK, verdict.OK}},
+	{"I1 stderr=unbuffered", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","buffering":"unbuffered","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}],"sigint":"line","sigint_at":3}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"U2 python=3.10", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.10","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I","fails":true,"fail_chars":43}]}]}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.OK, verdict.BadEsc, verdict.OK, verdict.OK}},
+	{"U3 python=3.10", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.10","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":5,"size":250,"level":"E","cjk":true,"fails":true,"fail_chars":30}]}]}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"L1", `{"family":"lazyinit","policy":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"cuda","ops":["init","call-set-rng"]}}`,
+		[]verdict.Verdict{verdict.Hang, verdict.OK, verdict.OK, verdict.OK}},
+	{"L2", `{"family":"lazyinit","policy":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"xpu","ops":["call-seed","init"]}}`,
+		[]verdict.Verdict{verdict.Hang, verdict.Hang, verdict.OK, verdict.OK}},
+	{"L3", `{"family":"lazyinit","policy":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"mtia","race":true,"ops":[]}}`,
+		[]verdict.Verdict{verdict.Hang, verdict.OK, verdict.LostCallback, verdict.OK}},
+}
+
+// rowsNotExpressed are the matrix rows no schedule can play, and why.
+var rowsNotExpressed = map[string]string{
+	"D1":      "the lines are logged by a failing backend load under its lock, not by a call (no load-failure path in a schedule)",
+	"D2":      "D1 with a slow sys.stderr: the same load-failure path",
+	"F2":      "a call that blocks forever holding the GIL, judged at the deadline: no schedule ends killed",
+	"I2":      "the reader resumes once the SIGINT has reached the model and the main thread waits for room again: a schedule's stall ends a fixed time after the first blocked write",
+	"I7":      "a second Ctrl-C: a schedule has one Ctrl-C source at most",
+	"T5":      "finalization destroys a backend whose lock a daemon holds: a schedule's daemons hold no lock at teardown",
+	"T6":      "T5 on the macos profile",
+	"U1":      "an exception message of invalid bytes: a schedule's failing call raises a message of three-byte characters",
+	"H0-H6":   "the harness rows test the watchdog and the runner (a probe failpoint, exit codes, signals, a grandchild), not the log path",
+	"widened": "the daemon family's rows with the exit window widened by a failpoint: a schedule has no such failpoint",
+}
+
+var _ = Describe("every matrix row the generator can express", func() {
+	suitekit.LinuxOnly("real pipes, ptys and signals under every schedule")
+
+	var entries []TableEntry
+	for _, r := range rowSchedules {
+		variants := schedule.SinkPolicies
+		if strings.Contains(r.schedule, `"family":"lazyinit"`) {
+			variants = schedule.LazyVariants
+		}
+		for i, p := range variants {
+			js := strings.Replace(r.schedule, `"policy":"logjam"`, fmt.Sprintf("%q:%q", "policy", p), 1)
+			js = strings.Replace(js, `"policy":"fixed"`, fmt.Sprintf("%q:%q", "policy", p), 1)
+			entries = append(entries, Entry(fmt.Sprintf("matrix row %s as a schedule, policy %s", r.row, p), Label("row-schedule", p), js, r.verdicts[i]))
+		}
+	}
+
+	It("has a verdict for each policy of each row, and lists each row it leaves out with a reason", func() {
+		for _, r := range rowSchedules {
+			s, err := schedule.Decode(r.schedule)
+			Expect(err).NotTo(HaveOccurred(), r.row)
+			want := len(schedule.SinkPolicies)
+			if s.Lazy != nil {
+				want = len(schedule.LazyVariants)
+			}
+			Expect(r.verdicts).To(HaveLen(want), r.row)
+			Expect(rowsNotExpressed).NotTo(HaveKey(r.row))
+		}
+		for row, why := range rowsNotExpressed {
+			Expect(why).NotTo(BeEmpty(), row)
+		}
+	})
+
+	DescribeTable("gives the row's verdict",
+		func(ctx SpecContext, js string, want verdict.Verdict) {
+			s, err := schedule.Decode(js)
+			Expect(err).NotTo(HaveOccurred())
+			out := run(ctx, s)
+			Expect(out.Observed).To(Equal(want), func() string {
+				return fmt.Sprintf("%s: %s (%s)\nreplay: %s", search.Class(s, out.Observed, out.Cycle), out.Observed, out.Reason, search.ReplayCommand(s))
+			})
+		},
+		entries)
+})
