@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -68,6 +69,27 @@ func BuildBench(in Interpreter) (dir, driver string, err error) {
 	return dir, driver, nil
 }
 
+// Pybind11Include is the directory holding pybind11/iostream.h
+// ($LOGJAM_PYBIND11_INCLUDE, else /usr/include from Debian's pybind11-dev),
+// or "" when there is none.
+func Pybind11Include() string {
+	for _, d := range []string{os.Getenv("LOGJAM_PYBIND11_INCLUDE"), "/usr/include"} {
+		if d == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "pybind11", "iostream.h")); err == nil {
+			return d
+		}
+	}
+	return ""
+}
+
+// Pythonbuf says which pythonbuf the extension built in dir uses.
+func Pythonbuf(dir string) string {
+	b, _ := os.ReadFile(filepath.Join(dir, "pythonbuf.txt"))
+	return string(b)
+}
+
 // CacheDir is where built extensions live: $LOGJAM_CALIBRATE_CACHE, or
 // logjam-calibrate under the user cache directory (a temp dir otherwise).
 func CacheDir() string {
@@ -121,6 +143,7 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	h.Write(extSource)
 	h.Write(HeaderSource)
 	h.Write(driverSource)
+	fmt.Fprintf(h, "pybind11:%s|", Pybind11Include())
 	if user != nil {
 		h.Write([]byte("user sink\x00"))
 		h.Write(user.Source)
@@ -168,19 +191,36 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 		srcs = append(srcs, us)
 	}
 	out := filepath.Join(tmp, "logjamext"+in.ExtSuffix)
-	args := append([]string{"-O2", "-std=c++17", "-shared", "-fPIC", "-I" + inc, "-I" + in.Include}, srcs...)
-	cmd := exec.Command(cxx, append(args, "-o", out, "-lpthread")...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		what := "logjamext"
-		if user != nil {
-			what += " with the sink " + user.Path
+	args := append([]string{"-O2", "-std=c++17", "-shared", "-fPIC", "-fvisibility=hidden", "-I" + inc, "-I" + in.Include}, srcs...)
+	args = append(args, "-o", out, "-lpthread")
+	// pystderr through pybind11's own pythonbuf when its headers are here
+	// and compile against this interpreter; else the extension's copy.
+	pythonbuf := "a copy of pybind11 2.10's (no pybind11 headers: apt-get install pybind11-dev)"
+	var b []byte
+	if pb := Pybind11Include(); pb != "" {
+		b, err = exec.Command(cxx, append([]string{"-DLOGJAM_PYBIND11", "-I" + pb}, args...)...).CombinedOutput()
+		if err == nil {
+			pythonbuf = "pybind11's (" + pb + ")"
+		} else {
+			pythonbuf = "a copy of pybind11 2.10's (pybind11 under " + pb + " does not compile against python " + in.Version + ")"
 		}
-		return "", fmt.Errorf("building %s for python %s: %v\n%s", what, in.Version, err, b)
+	}
+	if !strings.HasPrefix(pythonbuf, "pybind11") {
+		if b, err = exec.Command(cxx, args...).CombinedOutput(); err != nil {
+			what := "logjamext"
+			if user != nil {
+				what += " with the sink " + user.Path
+			}
+			return "", fmt.Errorf("building %s for python %s: %v\n%s", what, in.Version, err, b)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "run_row.py"), driverSource, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pythonbuf.txt"), []byte(pythonbuf), 0o644); err != nil {
 		return "", err
 	}
 	if err := os.Rename(out, so); err != nil {

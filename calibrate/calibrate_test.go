@@ -393,6 +393,11 @@ func versions() string {
 	var vs []string
 	for _, in := range interps {
 		s := in.Version + " (" + in.Path + ")"
+		buildMu.Lock()
+		if d := builds[in.Version]; d != "" {
+			s += " [pystderr: " + calibrate.Pythonbuf(d) + " pythonbuf]"
+		}
+		buildMu.Unlock()
 		if in.Missing != "" {
 			s += " [" + in.Missing + "]"
 		}

@@ -43,6 +43,7 @@ type Options struct {
 	Scale      float64       // the timeout-scale knob (1 when zero)
 	GraceFloor time.Duration // watchdog's (its default when zero)
 	Deadline   time.Duration // overrides the row's when set
+	FD2        string        // "" (the row's), FD2Socket or FD2NoProc
 }
 
 // Run plays row under policy (or lazy variant) on the interpreter in, with
@@ -55,7 +56,12 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	if err != nil {
 		return nil, err
 	}
-	fd2, err := cell.ArrangeFD2(row.FD2, row.Stalled, 0)
+	var fd2 fd2Arrangement
+	if o.FD2 == FD2Socket {
+		fd2, err = newSocketFD2()
+	} else {
+		fd2, err = cell.ArrangeFD2(row.FD2, row.Stalled, 0)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +74,9 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 		// sh's trap "" sets SIG_IGN, which exec keeps: Python then
 		// installs no SIGINT handler.
 		args = append([]string{"/bin/sh", "-c", `trap "" INT; exec "$0" "$@"`}, args...)
+	}
+	if o.FD2 == FD2NoProc {
+		args = noProcArgs(args)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = childEnv(dir, variant, profile)

@@ -19,6 +19,13 @@
 // sys.stderr.flush, and throws a C++ exception when either raises. pybind11
 // itself is not used (PyPI is unreachable; Debian's 2.10.3 predates 3.12 /
 // 3.13 support): this streambuf is written after its source.
+#define PY_SSIZE_T_CLEAN
+#if defined(LOGJAM_PYBIND11)
+// pystderr through pybind11's own pythonbuf (Debian's pybind11-dev), when
+// the build found it and it compiles against this interpreter.
+#include <pybind11/pybind11.h>
+#include <pybind11/iostream.h>
+#endif
 #include "logjam/logjam.hpp"
 
 #include <atomic>
@@ -357,7 +364,22 @@ struct SetStringRaise : logjam::Sink {
 struct PyStderrSink : SetStringRaise {
   const char *name() const override { return "pystderr"; }
   void enter() override {}
+#if defined(LOGJAM_PYBIND11)
+  // The original log callback: a redirect of std::cerr to the current
+  // sys.stderr around each line (pybind11's scoped_ostream_redirect over its
+  // pythonbuf); unitbuf: the sentry's destructor syncs (noexcept), so a
+  // pythonbuf that throws terminates.
+  void emit(char, const std::string &b) override {
+    PyGILState_STATE g = PyGILState_Ensure();
+    {
+      pybind11::scoped_ostream_redirect r(std::cerr, pybind11::module_::import("sys").attr("stderr"));
+      std::cerr << b;
+    }
+    PyGILState_Release(g);
+  }
+#else
   void emit(char, const std::string &b) override { std::cerr << b; }  // unitbuf: the sentry's destructor syncs (noexcept)
+#endif
   bool exit() override { return true; }
 };
 
@@ -550,11 +572,13 @@ PyObject *m_setup(PyObject *, PyObject *args) {
   logjam::Sink *s = nullptr;
   switch (g_policy) {
     case PYSTDERR:
+      std::cerr.setf(std::ios::unitbuf);
+#if !defined(LOGJAM_PYBIND11)
       if (!g_pybuf) {
         g_pybuf = new pythonbuf();
         std::cerr.rdbuf(g_pybuf);
-        std::cerr.setf(std::ios::unitbuf);
       }
+#endif
       s = new PyStderrSink();
       break;
     case FD2: s = new Fd2Sink(); break;
@@ -1011,4 +1035,12 @@ PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "logjamext", "log-sink policies at 
 
 }  // namespace
 
-PyMODINIT_FUNC PyInit_logjamext(void) { return PyModule_Create(&moddef); }
+PyMODINIT_FUNC PyInit_logjamext(void) {
+  PyObject *m = PyModule_Create(&moddef);
+#if defined(LOGJAM_PYBIND11)
+  if (m) PyModule_AddStringConstant(m, "pythonbuf", "pybind11 " PYBIND11_TOSTRING(PYBIND11_VERSION_MAJOR) "." PYBIND11_TOSTRING(PYBIND11_VERSION_MINOR) "." PYBIND11_TOSTRING(PYBIND11_VERSION_PATCH));
+#else
+  if (m) PyModule_AddStringConstant(m, "pythonbuf", "a copy of pybind11 2.10's");
+#endif
+  return m;
+}
