@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"logjam/harness/watchdog"
+	"logjam/telemetry"
 )
 
 // FD2 variations the real rows are also played under (Options.FD2), each
@@ -29,7 +29,7 @@ const (
 // fd2Arrangement is what Run needs of fd 2's arrangement (cell.FD2's).
 type fd2Arrangement interface {
 	Child() *os.File
-	OnEvent(watchdog.Event)
+	OnEvent(telemetry.Event)
 	Collect() ([]byte, error)
 	Abandon()
 }
@@ -57,7 +57,7 @@ func newSocketFD2() (*socketFD2, error) {
 }
 
 func (s *socketFD2) Child() *os.File        { return s.child }
-func (s *socketFD2) OnEvent(watchdog.Event) {}
+func (s *socketFD2) OnEvent(telemetry.Event) {}
 
 // Collect closes the parent's copy of the child's end (the last writer) and
 // waits for the reader's EOF.
