@@ -56,7 +56,7 @@ func newSocketFD2() (*socketFD2, error) {
 	return s, nil
 }
 
-func (s *socketFD2) Child() *os.File        { return s.child }
+func (s *socketFD2) Child() *os.File         { return s.child }
 func (s *socketFD2) OnEvent(telemetry.Event) {}
 
 // Collect closes the parent's copy of the child's end (the last writer) and
