@@ -191,7 +191,7 @@ func runChaos(args []string, w io.Writer) int {
 	}
 	defer slots.Close()
 	env := append(os.Environ(), "LOGJAM_PROFILE="+o.prof.Name, fmt.Sprintf("LOGJAM_SEED=%d", o.prof.Seed),
-		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=")
+		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=", DieWithParentEnv+"=1")
 	if !o.shard.All() {
 		env = append(env, shard.Env+"="+o.shard.String())
 	}
@@ -301,7 +301,7 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *sto
 		cmd.Env = append(slices.Clip(env), fmt.Sprintf("LOGJAM_REPEAT=%d", r)) // families share env: never write into its array
 		cmd.Stdout = logf
 		cmd.Stderr = cmd.Stdout
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = dieWithParent(&syscall.SysProcAttr{Setpgid: true}) // and its spec processes with it (DieWithParentEnv)
 		runErr := cmd.Start()
 		if runErr == nil {
 			st.add(cmd) // a signal that came first is passed on here

@@ -78,6 +78,26 @@ func command(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
+// DieWithParentEnv=1 in a family's environment asks each of its spec
+// processes to die with the Ginkgo that started it (DieWithParent): with
+// Pdeathsig on the families and on every child the watchdog starts, a
+// killed logjam (even by SIGKILL, which no handler sees) takes the whole
+// tree with it at once.
+const DieWithParentEnv = "LOGJAM_DIE_WITH_PARENT"
+
+// DieWithParent makes this process die (SIGKILL) when its parent does, if
+// DieWithParentEnv asks for it; a parent already gone ends it now.
+func DieWithParent() {
+	if os.Getenv(DieWithParentEnv) != "1" {
+		return
+	}
+	ppid := os.Getppid()
+	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
+	if os.Getppid() != ppid {
+		os.Exit(1) // the parent died before the signal was set
+	}
+}
+
 // dieWithParent adds Pdeathsig: the process is killed when logjam dies,
 // however it dies (SIGKILL included). It follows the thread that started
 // the process; Go's runtime keeps its threads.

@@ -80,7 +80,7 @@ func dryRun(ctx context.Context, o chaosOptions, fam, bin string, env []string, 
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = filepath.Join(o.root, "suites", fam)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = dieWithParent(&syscall.SysProcAttr{Setpgid: true})
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"logjam/internal/config"
+	"logjam/internal/scratch"
 	"logjam/scenario/schedule"
 )
 
@@ -131,14 +132,18 @@ func Command(args []string, w io.Writer) int {
 		return fail("%v", err)
 	}
 	root := filepath.Dir(cfgPath)
-	tmp, err := os.MkdirTemp("", "logjam-random-*")
+	// The child's build goes in a scratch folder removed at exit; a killed
+	// run's is swept by the next one.
+	scratch.Sweep(os.TempDir(), "logjam-random")
+	scr, err := scratch.New(os.TempDir(), "logjam-random")
 	if err != nil {
 		return fail("%v", err)
 	}
-	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "simrt")
+	defer scr.Remove()
+	bin := filepath.Join(scr.Dir, "simrt")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/simrt")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	build.Env = append(os.Environ(), "GOTMPDIR="+scr.Dir) // the go command's scratch is ours too
 	if err := build.Run(); err != nil {
 		return fail("building the child: %v", err)
 	}

@@ -21,6 +21,7 @@ import (
 	"logjam/failpoints"
 	"logjam/harness/cell"
 	"logjam/harness/report"
+	"logjam/harness/runner"
 	"logjam/internal/axes"
 	"logjam/internal/config"
 	"logjam/scenario"
@@ -43,6 +44,7 @@ var (
 // ends the process with status 2 and one line, before any spec or child
 // runs.
 func RunSuite(t *testing.T, fam string) {
+	runner.DieWithParent() // under logjam chaos, nothing outlives the run
 	prof, err := config.FromEnv()
 	if err == nil {
 		var path string

@@ -1,0 +1,80 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+// kill -9 of a running `logjam chaos` (no handler runs) while a family's
+// child hangs: 1 s later no process of the run is alive (Pdeathsig on the
+// families, on their spec processes and on every child), several times
+// over. What the killed runs left on disk (their suite links; a build
+// folder when killed mid-build) is swept by the next run's start: after it,
+// nothing of the killed runs is left.
+func TestKill9LeavesNoProcessAndTheNextRunSweepsItsScratch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles and runs the suites")
+	}
+	g := NewWithT(t)
+	root, err := filepath.Abs("../..")
+	g.Expect(err).NotTo(HaveOccurred())
+	const rounds = 3
+	var killed []int
+	for round := 1; round <= rounds; round++ {
+		tag := fmt.Sprintf("LOGJAM_KILL9_TEST=%d-%d", os.Getpid(), round)
+		cmd := exec.Command(logjamBin, "chaos", "-repeat", "1", "-procs", "1", "-out", t.TempDir(), "-focus", `D1 .*policy=pystderr`)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), tag, "LOGJAM_PROFILE=nightly") // strict: D1 waits out its deadline
+		g.Expect(cmd.Start()).To(Succeed())
+		waited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(waited) }()
+		g.Eventually(func() []string {
+			var d1 []string
+			for _, p := range tagged(tag) {
+				if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
+					d1 = append(d1, p)
+				}
+			}
+			return d1
+		}).WithTimeout(5*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
+		g.Expect(len(tagged(tag))).To(BeNumerically(">=", 4), "the run's tree (logjam, ginkgo, a spec process, simrt)")
+
+		g.Expect(cmd.Process.Signal(syscall.SIGKILL)).To(Succeed())
+		<-waited
+		time.Sleep(time.Second)
+		g.Expect(tagged(tag)).To(BeEmpty(), "round %d: processes of the killed run alive 1 s later", round)
+		killed = append(killed, cmd.Process.Pid)
+	}
+	g.Expect(leftBy(root, killed)).NotTo(BeEmpty(), "the killed runs left no suite links: the sweep below proves nothing")
+
+	// The next run sweeps what the killed ones left (it matches no cell).
+	next := exec.Command(logjamBin, "chaos", "-repeat", "1", "-out", t.TempDir(), "-focus", `^no such cell$`)
+	next.Dir = root
+	out, err := next.CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), "%s", out)
+	g.Expect(leftBy(root, killed)).To(BeEmpty())
+}
+
+// leftBy lists the suite links and build scratch folders of the given pids.
+func leftBy(root string, pids []int) []string {
+	cache, _ := os.UserCacheDir()
+	var left []string
+	for _, pid := range pids {
+		for _, pat := range []string{
+			filepath.Join(root, "suites", "*", fmt.Sprintf(".*-%d.test", pid)),
+			filepath.Join(cache, "logjam", fmt.Sprintf("build-%d-*", pid)),
+		} {
+			m, _ := filepath.Glob(pat)
+			left = append(left, m...)
+		}
+	}
+	return left
+}
