@@ -11,7 +11,7 @@ ZOO_CAP ?= 2000
 test:            ## every unit test and every suite
 	go test ./...
 
-chaos:           ## every suite with the local profile; prints the matrix, writes reports/matrix.json
+chaos:           ## every suite with the local profile; prints the matrix, writes reports/runs/<run>/ (reports/latest)
 	go tool logjam chaos
 
 chaos-nightly:   ## strict mode, repeats, scaled deadlines (ginkgo.yml: nightly)
@@ -23,7 +23,7 @@ nightly-local:   ## the nightly workflow's steps here: 4 shards one after anothe
 focus:           ## rerun the cells matching FOCUS, e.g. make focus FOCUS='D1 .*pystderr'
 	go tool logjam chaos -profile focus -focus '$(FOCUS)'
 
-report:          ## re-render the matrix, JUnit, HTML and markdown from reports/matrix.json
+report:          ## re-render the matrix, JUnit, HTML and markdown from reports/latest/matrix.json
 	go tool logjam report
 
 bench:           ## benchmarks (figures for notes; never asserted by tests)

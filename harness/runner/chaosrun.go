@@ -38,7 +38,10 @@ type chaosOptions struct {
 	procs  int // per family; 0: by mode
 	slots  int
 	picked bool // the seed was picked here, not by the profile
-	runID  string
+	// pointer is the reports/ link (latest, latest-focus) that moves to
+	// this run's own folder when it ends; "" with -out.
+	pointer string
+	runID   string
 }
 
 func parseChaos(args []string) (chaosOptions, error) {
@@ -49,7 +52,7 @@ func parseChaos(args []string) (chaosOptions, error) {
 	sh := fs.String("shard", "", "run only shard K of N (K/N)")
 	procs := fs.Int("procs", 0, "spec processes per family (0: 4 in fast mode, 12 in strict)")
 	slots := fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families")
-	out := fs.String("out", "", "reports directory (default: reports/ at the module root)")
+	out := fs.String("out", "", "write the reports exactly here (default: a folder of their own, reports/runs/<time>-<profile>[-focus], and reports/latest or reports/latest-focus pointing at it when the run ends)")
 	repeat := fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)")
 	runID := fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)")
 	var o chaosOptions
@@ -88,9 +91,10 @@ func parseChaos(args []string) (chaosOptions, error) {
 		}
 	}
 	o.root, o.focus, o.procs, o.slots, o.runID = filepath.Dir(cfgPath), *focus, *procs, *slots, *runID
-	o.out = filepath.Join(o.root, "reports")
 	if *out != "" {
 		o.out, _ = filepath.Abs(*out)
+	} else {
+		o.pointer = pointerFor(o.focus, o.shard)
 	}
 	if o.procs == 0 {
 		o.procs = 4
@@ -138,6 +142,20 @@ func runChaos(args []string, w io.Writer) int {
 	if err != nil {
 		return fail("chaos: %v (%s)", err, chaosUsage)
 	}
+	if o.pointer == "" {
+		return chaosRun(o, w)
+	}
+	reports := filepath.Join(o.root, "reports")
+	if o.out, err = newRunFolder(reports, time.Now(), o.prof.Name, o.focus, o.shard); err != nil {
+		return fail("reports directory: %v", err)
+	}
+	code := chaosRun(o, w)
+	publishRun(reports, o.out, o.pointer, code, w)
+	return code
+}
+
+// chaosRun is one run into o.out.
+func chaosRun(o chaosOptions, w io.Writer) int {
 	fams, err := families(o.root)
 	if err != nil {
 		return fail("%v", err)
@@ -271,8 +289,8 @@ func finish(o chaosOptions, fams []string, bins map[string]string, env []string,
 }
 
 // runFamily runs one family's compiled suite once per repeat, its output
-// to reports/logs/<family>.log, its Ginkgo report to
-// reports/ginkgo/<family>.r<k>.json.
+// to <out>/logs/<family>.log, its Ginkgo report to
+// <out>/ginkgo/<family>.r<k>.json.
 func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *stopper) (fr familyRun) {
 	fr.name = fam
 	start := time.Now()

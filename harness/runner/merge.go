@@ -11,7 +11,8 @@ import (
 const mergeUsage = "usage: logjam report [DIR] | logjam report merge [-out DIR] SHARD_DIR... | logjam report diff DIR_A DIR_B"
 
 // reportCmd is logjam report: merge, diff, or re-render a reports
-// directory (reports/ by default) from its matrix.json and run.json.
+// directory (reports/latest by default: the last whole matrix) from its
+// matrix.json and run.json.
 func reportCmd(args []string, w io.Writer) int {
 	if len(args) > 0 && (args[0] == "merge" || args[0] == "diff") {
 		return reportMerge(args, w)
@@ -19,7 +20,7 @@ func reportCmd(args []string, w io.Writer) int {
 	if len(args) > 1 {
 		return fail("%s", mergeUsage)
 	}
-	dir := "reports"
+	dir := defaultReports()
 	if len(args) == 1 {
 		dir = args[0]
 	}

@@ -1,0 +1,101 @@
+package main_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+// copyModule copies the module's sources (no reports, no dot folders) to a
+// fresh folder: a run there touches nothing of the checkout's reports/.
+func copyModule(t *testing.T, root string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || rel == "reports") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".test") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		return os.WriteFile(filepath.Join(dst, rel), b, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// Two focused runs at once in one tree, beside the last full matrix: each
+// finishes with complete reports in a folder of its own, reports/latest
+// still points at the full matrix, and reports/latest-focus at one of the
+// two.
+func TestTwoRunsAtOnceAndAFocusedRunLeaveTheFullMatrixIntact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles and runs the suites")
+	}
+	g := NewWithT(t)
+	src, err := filepath.Abs("../..")
+	g.Expect(err).NotTo(HaveOccurred())
+	root := copyModule(t, src)
+	full := filepath.Join(root, "reports", "runs", "full")
+	g.Expect(os.MkdirAll(full, 0o755)).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(full, "matrix.json"), []byte("[]"), 0o644)).To(Succeed())
+	g.Expect(os.Symlink("runs/full", filepath.Join(root, "reports", "latest"))).To(Succeed())
+
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(logjamBin, "chaos", "-focus", `H3 `)
+			cmd.Dir = root
+			out, err := cmd.CombinedOutput()
+			outs[i], errs[i] = string(out), err
+		}()
+	}
+	wg.Wait()
+	for i := range outs {
+		g.Expect(errs[i]).NotTo(HaveOccurred(), "run %d:\n%s", i, outs[i])
+	}
+	runs, _ := filepath.Glob(filepath.Join(root, "reports", "runs", "*-focus-H3"+"*"))
+	g.Expect(runs).To(HaveLen(2), "each run its own folder:\n%s\n%s", outs[0], outs[1])
+	for _, dir := range runs {
+		for _, f := range []string{"matrix.json", "run.json", "junit.xml", "matrix.html", "matrix.md"} {
+			g.Expect(filepath.Join(dir, f)).To(BeARegularFile())
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "matrix.json"))
+		g.Expect(err).NotTo(HaveOccurred())
+		var cells []struct{ ID string }
+		g.Expect(json.Unmarshal(raw, &cells)).To(Succeed())
+		g.Expect(cells).NotTo(BeEmpty(), "%s holds no cell", dir)
+		for _, c := range cells {
+			g.Expect(c.ID).To(Equal("H3"), "%s holds another run's cell", dir)
+		}
+	}
+	latest, _ := os.Readlink(filepath.Join(root, "reports", "latest"))
+	g.Expect(latest).To(Equal("runs/full"), "a focused run moved the full matrix's pointer")
+	focus, _ := os.Readlink(filepath.Join(root, "reports", "latest-focus"))
+	g.Expect([]string{filepath.Base(runs[0]), filepath.Base(runs[1])}).To(ContainElement(filepath.Base(focus)))
+}
