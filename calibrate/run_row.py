@@ -1,4 +1,4 @@
-"""Play one row of SCENARIOS.md against a real CPython and logjamext.
+"""Play one row of docs/SCENARIOS.md against a real CPython and logjamext.
 
     python3 run_row.py ROW POLICY        (logjamext importable: PYTHONPATH)
 
@@ -401,7 +401,7 @@ def row_T1():
 
 # ---------------------------------------------------------------- lazy init
 # A pure-Python replica of torch.cuda._lazy_call / _lazy_init in four
-# variants (FACTS.md). A hang is a real self-deadlock on a non-reentrant
+# variants (docs/FACTS.md). A hang is a real self-deadlock on a non-reentrant
 # lock: the watchdog's deadline finds it.
 
 class Lazy:

@@ -1,6 +1,6 @@
 // Package daemon is daemon-thread teardown at interpreter exit: the platform
 // x Python-version profiles, and what a thread that tries to retake the GIL
-// after finalization has started suffers (FACTS.md, "Interpreter exit").
+// after finalization has started suffers (docs/FACTS.md, "Interpreter exit").
 //
 // A thread other than the finalizing one that asks for the GIL once
 // Py_FinalizeEx has set the interpreter finalizing never gets it (take_gil

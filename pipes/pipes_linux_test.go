@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// factErrorf reports a kernel that does not behave as FACTS.md ("Pipes")
+// factErrorf reports a kernel that does not behave as docs/FACTS.md ("Pipes")
 // says, naming the fact so the failure reads as a finding about the machine.
 func factErrorf(t *testing.T, fact, format string, args ...any) {
 	t.Helper()

@@ -5,7 +5,7 @@
 //
 // What the OS can make real is real: fd 2 is the process's real fd 2 and a
 // full pipe blocks a real write(2); an abort is a real SIGABRT. What belongs
-// to the interpreter is modelled, following shared/design/FACTS.md. Every
+// to the interpreter is modelled, following docs/FACTS.md. Every
 // wait on an instrumented resource is an edge of a wait-for graph, and a
 // cycle is reported to telemetry the moment it forms; the detector only
 // reports, the threads keep waiting as the real program would.

@@ -5,7 +5,7 @@ import (
 )
 
 // ForwarderStyle is who captured fd 2 in-process, and so how its forwarder
-// reads the pipe and where it writes the text (FACTS.md, "Jupyter and fd
+// reads the pipe and where it writes the text (docs/FACTS.md, "Jupyter and fd
 // capture").
 type ForwarderStyle struct {
 	Name  string
@@ -14,7 +14,7 @@ type ForwarderStyle struct {
 	Capacity int
 }
 
-// The forwarders of FACTS.md.
+// The forwarders of docs/FACTS.md.
 var (
 	// IPyKernel: os.read(pipe, 1000), then OutStream.write(text) (the
 	// OutStream is sys.stderr), then the bytes to the saved fd.
@@ -26,7 +26,7 @@ var (
 )
 
 // CapturePipeSize is the capacity of the capture pipe: one page, so a call
-// that logs 16 KiB fills it several times over (SCENARIOS.md, sink matrix).
+// that logs 16 KiB fills it several times over (docs/SCENARIOS.md, sink matrix).
 const CapturePipeSize = 4096
 
 // FD2Capture is fd 2 pointed at a pipe drained by an in-process forwarder

@@ -7,7 +7,7 @@ import (
 )
 
 // Policy is the log sink: where a runtime log line goes. Each design of the
-// log path in the seed's history is one Policy; SCENARIOS.md words their rules.
+// log path in the seed's history is one Policy; docs/SCENARIOS.md words their rules.
 type Policy interface {
 	Name() string
 	// Enter runs at the outermost entry of a binding call (GIL held).

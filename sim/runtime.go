@@ -17,7 +17,7 @@ import (
 // Level is a runtime log level.
 type Level byte
 
-// The log levels of FACTS.md.
+// The log levels of docs/FACTS.md.
 const (
 	Debug Level = 'D'
 	Info  Level = 'I'

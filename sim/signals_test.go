@@ -2,7 +2,7 @@ package sim
 
 import "testing"
 
-// The pending-signal model (FACTS.md, CPython): a SIGINT trips a flag; the
+// The pending-signal model (docs/FACTS.md, CPython): a SIGINT trips a flag; the
 // handler runs at the next PyErr_CheckSignals on the main thread only, once
 // per trip; PyErr_SetInterrupt does nothing when SIGINT is SIG_IGN.
 func TestSignalModel(t *testing.T) {

@@ -1,5 +1,5 @@
 // logjamext: a small CPython extension that does, at the C-API level, what
-// each log-sink policy of SCENARIOS.md does, so real interpreters can play
+// each log-sink policy of docs/SCENARIOS.md does, so real interpreters can play
 // the matrix's rows. Built by calibrate/build.go (g++ -shared, no setuptools).
 //
 // Every sink is a logjam::Sink (calibrate/include/logjam/logjam.hpp): the

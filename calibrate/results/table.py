@@ -1,7 +1,7 @@
 """Render a calibration report (reports/calibration.json) as markdown:
 one table per stderr profile, rows x policies (lazy rows x variants); a
 cell lists per-version verdicts only where the interpreters differ;
-'*' marks a cell whose real verdict differs from SCENARIOS.md's matrix."""
+'*' marks a cell whose real verdict differs from docs/SCENARIOS.md's matrix."""
 import collections
 import json
 import sys

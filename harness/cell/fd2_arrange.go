@@ -13,7 +13,7 @@ import (
 )
 
 // ParentPipeSize is the capacity of the pipe a parent puts on the child's
-// fd 2 (FD2ParentPipe): one page, as SCENARIOS.md's pipe rows require.
+// fd 2 (FD2ParentPipe): one page, as docs/SCENARIOS.md's pipe rows require.
 const ParentPipeSize = 4096
 
 // drainTimeout bounds the wait for the parent-side reader to reach EOF

@@ -123,9 +123,9 @@ func ExceptionMessage(formatted []byte) []byte {
 // character, and later lines are dropped. It returns the grown buffer.
 //
 // Model, not transcription: the real accumulation code was not found in the
-// sources at hand (see the package report); this follows FACTS.md ("Error-level
-// lines logged during a call are appended to the exception text, up to 1024
-// bytes") and scenario U3 (the cut falls inside a character).
+// sources at hand (see the package report); this follows docs/FACTS.md (Error lines
+// logged during the call are added to the exception's text, up to 1024
+// bytes) and scenario U3 (the cut falls inside a character).
 func AppendRuntimeErrors(buf []byte, line []byte) []byte {
 	room := RuntimeErrorsCapacity - len(buf)
 	if room <= 0 {

@@ -1,7 +1,7 @@
 // Package keep is the keep buffer: the log lines a thread keeps during a
 // binding call, to be written when the call returns, with the cap of the
 // merged ExecuTorch fix (keep_line in extension/pybindings/pybindings.cpp, as
-// the review of PR #24393 describes it; SCENARIOS.md "keep"): once the kept
+// the review of PR #24393 describes it; docs/SCENARIOS.md "keep"): once the kept
 // lines pass 64 KiB, the oldest are dropped until at most 32 KiB remain, and a
 // flush writes a note with the exact number of lines and bytes left out before
 // the kept lines.

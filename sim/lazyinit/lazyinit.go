@@ -1,9 +1,9 @@
 // Package lazyinit models the lazy device initialization of torch.cuda,
-// torch.xpu and torch.mtia (shared/design/FACTS.md, "The lazy-initialization
+// torch.xpu and torch.mtia (docs/FACTS.md, "The lazy-initialization
 // deadlock"): one queue-or-run state machine, shared by three backends that
 // each get their own non-reentrant `_initialization_lock`, `_initialized`
 // flag, thread-local `_tls.is_initializing` mark, queued calls and seed
-// tracker, with the four `_lazy_call` variants of SCENARIOS.md ("Matrix: lazy
+// tracker, with the four `_lazy_call` variants of docs/SCENARIOS.md ("Matrix: lazy
 // device initialization").
 //
 // The code being modelled is Python (torch/<backend>/__init__.py), so every
@@ -53,7 +53,7 @@ var Backends = []Backend{CUDA, XPU, MTIA}
 // Variant is one version of `_lazy_call`.
 type Variant string
 
-// The variants of SCENARIOS.md.
+// The variants of docs/SCENARIOS.md.
 const (
 	// Old: queue-or-run entirely under the non-reentrant lock.
 	Old Variant = "old"

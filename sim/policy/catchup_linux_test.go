@@ -62,7 +62,7 @@ func catchUpPartWayChild(name string) int {
 	return 0
 }
 
-// SCENARIOS.md, logjam: after a stall, a catch-up writes the kept lines as
+// docs/SCENARIOS.md, logjam: after a stall, a catch-up writes the kept lines as
 // fd 2 takes them; one that stops part-way (fd 2 full again) keeps the rest,
 // the line it could not write included, in order, and writes them later:
 // nothing lost, nothing reordered.
@@ -162,7 +162,7 @@ func roomWaitChild(name string) int {
 	return 0
 }
 
-// SCENARIOS.md, logjam: a line in a call goes to fd 2 if fd 2 takes it
+// docs/SCENARIOS.md, logjam: a line in a call goes to fd 2 if fd 2 takes it
 // within the room check's bound (RoomWait), and is kept only after that
 // bound: a busy reader that drains within it loses nothing to the keep.
 // With no reader at all the call must have waited at least the bound

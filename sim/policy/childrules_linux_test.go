@@ -143,7 +143,7 @@ func fillPipe(t *testing.T, w *os.File) int {
 	}
 }
 
-// SCENARIOS.md, logjam: "a daemon's lines that cannot be written are
+// docs/SCENARIOS.md, logjam: "a daemon's lines that cannot be written are
 // counted in a left-out note, not dropped silently". The merged fix (its
 // daemon rule on Linux before 3.13.8) drops them silently: the negative
 // control, LOST.
@@ -211,7 +211,7 @@ func twoCtrlCChild(name string) int {
 	return 0
 }
 
-// SCENARIOS.md, buffered: at the outermost exit PyErr_CheckSignals runs
+// docs/SCENARIOS.md, buffered: at the outermost exit PyErr_CheckSignals runs
 // first, saving a KeyboardInterrupt; if the flush then raises one and one
 // was saved, every kept line is written to fd 2. With a Ctrl-C in the call
 // and a second one while the flush blocks, the lines survive (the second

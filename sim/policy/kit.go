@@ -1,5 +1,5 @@
 // Package policy holds the six log-sink policies of the seed's history
-// (pystderr, fd2, buffered, adaptive, merged, logjam; SCENARIOS.md words
+// (pystderr, fd2, buffered, adaptive, merged, logjam; docs/SCENARIOS.md words
 // their rules), the toolkit they are built from (room check, direct and
 // Python writes, keep and flush), each thread's call state, and each sink's
 // C++ frames for a forced unwind (frames.go).

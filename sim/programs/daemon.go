@@ -7,7 +7,7 @@ import (
 	"logjam/sim"
 )
 
-// The daemon-thread teardown family (SCENARIOS.md, rows T1-T6): daemon
+// The daemon-thread teardown family (docs/SCENARIOS.md, rows T1-T6): daemon
 // threads log through binding calls while the interpreter exits. The
 // platform and the Python version come from the flags (-platform,
 // -python); the fate of a daemon thread that retakes the GIL after

@@ -4,7 +4,7 @@ import (
 	"logjam/sim"
 )
 
-// The fatal family (SCENARIOS.md, rows F1-F4): a call that crashes, hangs or
+// The fatal family (docs/SCENARIOS.md, rows F1-F4): a call that crashes, hangs or
 // logs a Fatal line. The seed's second review round: buffering loses the
 // logs of a call that crashes or hangs; its third: a fatal line leaves its
 // context behind.

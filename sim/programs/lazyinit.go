@@ -9,7 +9,7 @@ import (
 	"logjam/sim/lazyinit"
 )
 
-// The lazy device initialization family (SCENARIOS.md, "Matrix: lazy device
+// The lazy device initialization family (docs/SCENARIOS.md, "Matrix: lazy device
 // initialization"): each program takes -variant and -backend and plays one
 // script against a fresh lazyinit.Machine. Contract: the script must print
 // done, and every callback it hands to _lazy_call (directly, or through

@@ -8,7 +8,7 @@ import (
 	"logjam/telemetry"
 )
 
-// The pipes-and-terminals family (SCENARIOS.md, rows P1-P6). The in-child
+// The pipes-and-terminals family (docs/SCENARIOS.md, rows P1-P6). The in-child
 // arrangements (a capture pipe with a forwarder) are made by the program
 // itself, so `simrt -scenario P1 -policy fd2` reproduces the cell by hand;
 // the parent-side ones (a pipe or a pty the parent reads, and its pauses)

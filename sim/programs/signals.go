@@ -11,7 +11,7 @@ import (
 	"logjam/telemetry"
 )
 
-// The signals family (SCENARIOS.md, rows I1-I6): a Ctrl-C during a call
+// The signals family (docs/SCENARIOS.md, rows I1-I6): a Ctrl-C during a call
 // must reach the caller once, after the call's lines, whatever the write
 // it lands in. A real SIGINT comes from the parent on a MarkSIGINT mark;
 // the program marks at the moment the scenario names (inside the call, or

@@ -12,7 +12,7 @@ import (
 	"logjam/verdict"
 )
 
-// The lazy device initialization matrix (SCENARIOS.md), every row for the
+// The lazy device initialization matrix (docs/SCENARIOS.md), every row for the
 // cuda-, xpu- and mtia-like backend. The xpu and mtia rows run the same state
 // machine with their own lock and flags: the seed establishes the old
 // callback-under-lock shape in their source, not a runtime deadlock, so those

@@ -21,7 +21,7 @@ var _ = Describe("A Ctrl-C during a binding call", func() {
 			// pending handler after its write (PyErr_CheckSignals), the write raises KeyboardInterrupt,
 			// and pythonbuf throws out of a noexcept destructor (FINDINGS.md, "Calibrated").
 			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I1"}}, verdict.Crash, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
-			// I2 under adaptive and merged: DOUBLEINT, not SCENARIOS.md's OK (FINDINGS.md, "I2").
+			// I2 under adaptive and merged: DOUBLEINT, not docs/SCENARIOS.md's OK (FINDINGS.md, "I2").
 			// I2 under pystderr: CRASH (the interrupted write raises into pythonbuf), and under fd2: LOST
 			// (fwrite gives up on EINTR); the model was wrong on both (FINDINGS.md, "Calibrated").
 			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I2"}}, verdict.Crash, verdict.Lost, verdict.Lost, verdict.DoubleInt, verdict.DoubleInt, verdict.OK),

@@ -213,7 +213,7 @@ func failure(c report.Cell, out *cell.Outcome) string {
 }
 
 // Row is one scenario's cells across the six policies: verdicts are the
-// expected ones in SCENARIOS.md's column order (axes.Policies). spec
+// expected ones in docs/SCENARIOS.md's column order (axes.Policies). spec
 // names the scenario and, if not linux, the platform.
 func Row(spec cell.Spec, verdicts ...verdict.Verdict) []ginkgo.TableEntry {
 	return row(spec, nil, verdicts)
