@@ -45,6 +45,8 @@ type FD2 struct {
 type PipeRoom struct {
 	kind    FDKind
 	drainer *Thread // an in-process forwarder, or nil: the parent drains
+	reads   int     // reads the in-process drainer has made (graph mutex)
+	wakes   int     // signals that arrived (Wake), for in-process waits
 }
 
 // ResourceName implements Resource.
@@ -104,7 +106,14 @@ func openFD2(g *Graph, tel *telemetry.Writer) (*FD2, error) {
 func (f *FD2) SetDrainer(t *Thread) {
 	f.g.mu.Lock()
 	f.room.drainer = t
+	f.g.changedLocked()
 	f.g.mu.Unlock()
+}
+
+func (f *FD2) inProcessDrainer() bool {
+	f.g.mu.Lock()
+	defer f.g.mu.Unlock()
+	return f.room.drainer != nil
 }
 
 // Room is the resource a writer waits for.
@@ -148,6 +157,75 @@ func (f *FD2) Wake() {
 	if f.wake[1] >= 0 {
 		_, _ = unix.Write(f.wake[1], []byte{1})
 	}
+	f.g.mu.Lock()
+	f.room.wakes++
+	f.g.changedLocked()
+	f.g.mu.Unlock()
+}
+
+// Drained is called by the in-process drainer after each read, with the
+// room the read made: each writer waiting for that room wakes and tries
+// again, and the drainer goes on only once every one has (a barrier), so a
+// writer still shown waiting for room afterwards has really found none.
+// Without it, the drainer's next wait (for the GIL) could close a "cycle"
+// with a writer whose write the read had already let through (random
+// search: fd2 on a wurlitzer pipe, HANG or BADESC).
+func (f *FD2) Drained() {
+	g := f.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f.room.reads++
+	g.changedLocked()
+	for {
+		stale := false
+		for _, t := range g.threads {
+			if t.waiting == Resource(f.room) && t.roomSince < f.room.reads {
+				stale = true
+			}
+		}
+		if !stale {
+			return
+		}
+		g.cond.Wait()
+	}
+}
+
+// waitDrainerRead is a writer's wait for room on a pipe an in-process
+// thread drains: until the drainer has read again (Drained), or, when
+// interruptible, a signal arrived (woke). Shown as a wait for room.
+func (f *FD2) waitDrainerRead(t *Thread, interruptible bool) (woke bool) {
+	if interruptible && f.wakePending() {
+		return true
+	}
+	g := f.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	reads, wakes := f.room.reads, f.room.wakes
+	t.waiting, t.roomSince, t.interruptible = f.room, reads, interruptible
+	t.waits++
+	g.changedLocked()
+	for f.room.reads == reads && f.room.drainer != nil && !(interruptible && f.room.wakes != wakes) {
+		g.cond.Wait()
+	}
+	woke = f.room.reads == reads && interruptible && f.room.wakes != wakes
+	t.waiting, t.interruptible = nil, false
+	g.changedLocked()
+	return woke
+}
+
+// wakePending reads a wake-up left since the write began (a signal that
+// arrived before it blocked), if any.
+func (f *FD2) wakePending() bool {
+	if f.wake[0] < 0 {
+		return false
+	}
+	var b [1]byte
+	n, _ := unix.Read(f.wake[0], b[:])
+	if n > 0 {
+		f.drainWake()
+		return true
+	}
+	return false
 }
 
 func (f *FD2) drainWake() {
@@ -187,6 +265,13 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, eintr b
 		}
 		// The kernel said no room: this thread now waits for the drainer.
 		f.tel.Emit(telemetry.BlockedWrite{Thread: t.Name, Pending: len(b) - n, GIL: t.in.GIL.HeldBy(t)})
+		if f.inProcessDrainer() {
+			if f.waitDrainerRead(t, interruptible && f.wake[0] >= 0) {
+				f.drainWake()
+				return n, n == 0
+			}
+			continue
+		}
 		if !interruptible || f.wake[0] < 0 {
 			rest := b[n:]
 			f.g.waitOn(t, f.room, func() { n += f.blockingWrite(rest) })

@@ -24,10 +24,11 @@ type finalization struct {
 }
 
 // promise is a state of the graph a scenario promises holds when
-// finalization starts.
+// finalization starts, once the threads it names have settled.
 type promise struct {
-	what  string
-	holds func() bool // evaluated with the graph's mutex held
+	what    string
+	holds   func() bool // evaluated with the graph's mutex held
+	settles []*Thread
 }
 
 // BrokenPromise is a finalization refused because a state the scenario
@@ -49,11 +50,13 @@ func (e *BrokenPromise) Error() string {
 
 // PromiseAtFinalization registers a state the scenario promises holds when
 // finalization starts; holds is evaluated with the graph's mutex held, at
-// the moment finalization would start. Shutdown refuses to finalize when one
-// does not hold.
-func (in *Interp) PromiseAtFinalization(what string, holds func() bool) {
+// the moment finalization would start, once every thread of settles has
+// settled (Thread.SettledLocked: a barrier, so that what an exit hook or a
+// reader outside the process did last decides nothing). Shutdown refuses to
+// finalize when one does not hold.
+func (in *Interp) PromiseAtFinalization(what string, holds func() bool, settles ...*Thread) {
 	in.mu.Lock()
-	in.fin.promises = append(in.fin.promises, promise{what, holds})
+	in.fin.promises = append(in.fin.promises, promise{what, holds, settles})
 	in.mu.Unlock()
 }
 
@@ -91,6 +94,18 @@ func (in *Interp) finalize(main *Thread) error {
 	in.mu.Lock()
 	promises := slices.Clone(in.fin.promises)
 	in.mu.Unlock()
+	var settles []*Thread
+	for _, p := range promises {
+		settles = append(settles, p.settles...)
+	}
+	in.G.WaitUntil(func() bool {
+		for _, t := range settles {
+			if !t.SettledLocked() {
+				return false
+			}
+		}
+		return true
+	})
 	in.G.mu.Lock()
 	waiting := slices.Clone(in.GIL.waiters)
 	names := make([]string, len(waiting))

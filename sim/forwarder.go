@@ -39,18 +39,24 @@ type FD2Capture struct {
 	saved  int // the old fd 2
 	F      *Thread
 	closed bool
+	// closing: the old fd 2 is being put back; the forwarder reads freely
+	// to EOF (no writer is left). Guarded by the graph's mutex.
+	closing bool
 }
 
-// forward is the forwarder's loop: a real, blocking read outside the GIL;
+// forward is the forwarder's loop: a real, blocking read outside the GIL
+// at a moment the model decides (awaitRead);
 // then, holding the GIL, the text to the Python stream; then, without it,
 // the bytes to the saved fd. It ends at EOF (every write end closed).
 func (c *FD2Capture) forward(t *Thread) {
 	buf := make([]byte, c.style.Chunk)
 	for {
+		c.awaitRead()
 		n, ok := readChunk(c.read, buf)
 		if !ok {
 			return
 		}
+		c.rt.FD2.Drained()
 		chunk := buf[:n]
 		t.AcquireGIL()
 		_ = c.sink.Write(t, pytext.DecodeEscaped(chunk))

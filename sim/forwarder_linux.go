@@ -64,6 +64,10 @@ func (c *FD2Capture) Close(t *Thread) error {
 		return nil
 	}
 	c.closed = true
+	c.rt.G.mu.Lock()
+	c.closing = true
+	c.rt.G.changedLocked()
+	c.rt.G.mu.Unlock()
 	if err := unix.Dup3(c.saved, 2, 0); err != nil {
 		return os.NewSyscallError("dup2", err)
 	}
@@ -99,4 +103,28 @@ func writeAll(fd int, b []byte) {
 			return
 		}
 	}
+}
+
+// awaitRead is a barrier before each read: the forwarder reads when every
+// other thread of the process waits for something (the GIL, a lock, room on
+// fd 2, a join) and the pipe holds bytes, or once the capture is closing.
+// A real forwarder reads whenever bytes arrive, so how much one read got,
+// and so whether a GIL holder later found the pipe full, depended on when
+// the forwarder was scheduled (random search: fd2 on a wurlitzer pipe came
+// out HANG or BADESC). At a point where nobody else can move, the pipe's
+// contents are the model's state, and so is what the read takes.
+func (c *FD2Capture) awaitRead() {
+	g := c.rt.G
+	g.WaitUntil(func() bool {
+		if c.closing {
+			return true
+		}
+		for _, o := range g.threads {
+			if o != c.F && !o.native && !o.ended && o.waiting == nil {
+				return false
+			}
+		}
+		n, err := pipes.Queued(c.read)
+		return err != nil || n > 0
+	})
 }

@@ -21,3 +21,5 @@ func (c *FD2Capture) Close(t *Thread) error { return errCaptureUnsupported }
 func readChunk(fd int, buf []byte) (int, bool) { return 0, false }
 
 func writeAll(fd int, b []byte) {}
+
+func (c *FD2Capture) awaitRead() {}

@@ -145,6 +145,9 @@ func (in *Interp) Start(name string, daemon bool, fn func(t *Thread) *PyErr) *Th
 // thread such as a forwarder's reader loop); fn takes it when it needs it.
 func (in *Interp) StartNative(name string, daemon bool, fn func(t *Thread)) *Thread {
 	t := in.newThread(name, daemon, false)
+	in.G.mu.Lock()
+	t.native = true
+	in.G.mu.Unlock()
 	go func() {
 		defer in.endThread(t)
 		defer in.threadTop(t) // a forced unwind ends the thread here

@@ -21,6 +21,16 @@ type Thread struct {
 	waits         int  // waits begun by waitOn, counting this one
 	interruptible bool // the current wait ends early when a signal arrives
 	ended         bool
+	// released: the thread dropped the GIL and has not taken it back; until
+	// it waits for something (the GIL again, a lock, room on fd 2) it runs
+	// native code without the GIL (a write(2), a sleep inside a write).
+	released bool
+	// native: a thread the runtime attached (a forwarder's reader), never
+	// waited for by the GIL's release barrier (inFlightLocked).
+	native bool
+	// roomSince: the drainer's read count when the current wait for room
+	// on an in-process-drained pipe began (FD2.Drained).
+	roomSince int
 
 	done chan struct{}
 
@@ -62,10 +72,41 @@ func (t *Thread) AcquireGIL() {
 		t.in.GIL.Release(t)
 		t.in.afterFinalization(t)
 	}
+	g := t.in.G
+	g.mu.Lock()
+	t.released = false
+	g.mu.Unlock()
 }
 
-// ReleaseGIL drops the GIL (PyEval_SaveThread).
-func (t *Thread) ReleaseGIL() { t.in.GIL.Release(t) }
+// ReleaseGIL drops the GIL (PyEval_SaveThread). A barrier first: every
+// other thread that dropped the GIL to run native code (a write(2), a
+// sleep) has reached its next wait (queued for the GIL again, a lock, room
+// on fd 2 an in-process thread drains) or ended. So who takes the GIL next
+// is the FIFO queue's decision on the model's state, never how long a
+// write(2) took: without it, whether a writer was back in the queue when
+// the holder let go decided the interleaving (random search's flips
+// between HANG and CRASH on a busy terminal).
+func (t *Thread) ReleaseGIL() {
+	g := t.in.G
+	g.mu.Lock()
+	for g.inFlightLocked(t) {
+		g.cond.Wait()
+	}
+	t.released = true
+	g.mu.Unlock()
+	t.in.GIL.Release(t)
+}
+
+// inFlightLocked reports whether a thread other than self runs native code
+// without the GIL and has not yet reached a settled wait.
+func (g *Graph) inFlightLocked(self *Thread) bool {
+	for _, o := range g.threads {
+		if o != self && !o.native && o.released && !o.SettledLocked() {
+			return true
+		}
+	}
+	return false
+}
 
 // WaitState is what a thread waits for now (For is nil when it waits for
 // nothing), how many waits it has begun, and whether a signal can end the
@@ -74,6 +115,22 @@ type WaitState struct {
 	For           Resource
 	Seq           int
 	Interruptible bool
+}
+
+// SettledLocked reports whether t has reached a state only the process can
+// change: it has ended, or it waits for something other than room on a
+// pipe or terminal the parent drains (the parent reads on, and every stall
+// ends, so that wait ends by itself; a barrier that took it for settled
+// would depend on how fast the parent reads). For WaitUntil conditions
+// (graph mutex held).
+func (t *Thread) SettledLocked() bool {
+	if t.ended {
+		return true
+	}
+	if room, ok := t.waiting.(*PipeRoom); ok {
+		return room.drainer != nil
+	}
+	return t.waiting != nil
 }
 
 // EndedLocked reports whether the thread has ended; for WaitUntil

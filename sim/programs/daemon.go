@@ -78,12 +78,13 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 		return true
 	}
 	// settled: each daemon is queued for the GIL, or waits for something
-	// else (then the promise below refuses to finalize, rather than this
-	// barrier waiting forever), or has ended.
+	// else only the process can end (then the promise below refuses to
+	// finalize, rather than this barrier waiting forever), or has ended. A
+	// daemon whose write waits for room the parent makes is not settled:
+	// it writes on and queues for the GIL once the parent has read.
 	settled := func() bool {
 		for _, d := range daemons {
-			w := d.WaitStateLocked().For
-			if w == nil && !d.EndedLocked() {
+			if !d.SettledLocked() {
 				return false
 			}
 		}
@@ -100,6 +101,6 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 	main.ReleaseGIL()
 	main.AcquireGIL()
 	in.G.WaitUntil(settled)
-	in.PromiseAtFinalization("that every daemon thread is queued for the GIL", allQueued)
+	in.PromiseAtFinalization("that every daemon thread is queued for the GIL", allQueued, daemons...)
 	return nil
 }
