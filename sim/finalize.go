@@ -131,7 +131,7 @@ func (in *Interp) finalize(main *Thread) error {
 	in.Tel.Emit(telemetry.Finalize{Thread: main.Name, Profile: telemetry.DaemonProfile{Platform: p.Platform, Python: p.Python, Fate: string(p.Fate), Why: p.Why}, GILWaiters: names})
 	if len(waiting) > 0 {
 		main.ReleaseGIL()
-		in.G.WaitUntil(func() bool {
+		in.G.WaitUntilAs(main, "every thread queued for the GIL meets its fate", func() bool {
 			for _, t := range waiting {
 				if !t.ended && !in.fin.settled[t] {
 					return false

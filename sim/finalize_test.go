@@ -19,7 +19,7 @@ func TestFinalizationRefusesABrokenPromise(t *testing.T) {
 		return nil
 	})
 	main.ReleaseGIL()
-	in.G.WaitUntil(func() bool { return d.waiting == Resource(never) })
+	in.G.WaitUntilAs(main, "the daemon waits for the event", func() bool { return d.waiting == Resource(never) })
 	main.AcquireGIL()
 	in.PromiseAtFinalization("that every daemon thread is queued for the GIL", func() bool {
 		return slices.Contains(in.GIL.WaitersLocked(), d)

@@ -15,6 +15,20 @@ func (g *Graph) WaitUntilIdle(t *Thread) {
 	g.WaitUntil(func() bool { return t.waiting != nil || t.ended })
 }
 
+// barrier is what a thread waits for in a barrier of the model (WaitUntilAs):
+// a state of the graph, held by nobody.
+type barrier struct{ what string }
+
+func (b barrier) ResourceName() string { return "a barrier: " + b.what }
+func (b barrier) holders() []*Thread   { return nil }
+
+// WaitUntilAs is WaitUntil for a thread that waits itself: it is shown
+// waiting (for the barrier), so the GIL's release barrier and the
+// forwarder's read barrier do not wait for it in turn.
+func (g *Graph) WaitUntilAs(t *Thread, what string, cond func() bool) {
+	g.waitOn(t, barrier{what}, func() { g.WaitUntil(cond) })
+}
+
 // WaitUntilAnyWaits blocks until some thread waits for r and returns the
 // first such thread (in the order threads were made).
 func (g *Graph) WaitUntilAnyWaits(r Resource) *Thread {

@@ -149,7 +149,7 @@ func (s *OriginalStream) Flush(t *Thread) *PyErr {
 // arrived before it is the eval loop's (drained with the GIL released).
 func (s *OriginalStream) rawWrite(t *Thread, b []byte, first *bool) (int, *PyErr) {
 	for {
-		t.ReleaseGIL()
+		t.ReleaseGILNative()
 		if ms, ok := failpoints.Int(failpoints.PythonWriteGILDropped); ok && ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 		}
@@ -211,7 +211,7 @@ func (m *MemStream) Name() string { return m.name }
 func (m *MemStream) Write(t *Thread, text string) *PyErr {
 	if ms, ok := failpoints.Int(failpoints.StreamWriteDelay); ok && ms > 0 {
 		// time.sleep inside write: the GIL is released while it sleeps.
-		t.ReleaseGIL()
+		t.ReleaseGILNative()
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		t.AcquireGIL()
 	}

@@ -21,9 +21,9 @@ type Thread struct {
 	waits         int  // waits begun by waitOn, counting this one
 	interruptible bool // the current wait ends early when a signal arrives
 	ended         bool
-	// released: the thread dropped the GIL and has not taken it back; until
-	// it waits for something (the GIL again, a lock, room on fd 2) it runs
-	// native code without the GIL (a write(2), a sleep inside a write).
+	// released: the thread dropped the GIL for native code that ends by
+	// itself (ReleaseGILNative) and has not taken it back; until it waits
+	// for something (the GIL again, a lock, room on fd 2) it is in flight.
 	released bool
 	// native: a thread the runtime attached (a forwarder's reader), never
 	// waited for by the GIL's release barrier (inFlightLocked).
@@ -79,20 +79,29 @@ func (t *Thread) AcquireGIL() {
 }
 
 // ReleaseGIL drops the GIL (PyEval_SaveThread). A barrier first: every
-// other thread that dropped the GIL to run native code (a write(2), a
-// sleep) has reached its next wait (queued for the GIL again, a lock, room
-// on fd 2 an in-process thread drains) or ended. So who takes the GIL next
-// is the FIFO queue's decision on the model's state, never how long a
-// write(2) took: without it, whether a writer was back in the queue when
-// the holder let go decided the interleaving (random search's flips
-// between HANG and CRASH on a busy terminal).
-func (t *Thread) ReleaseGIL() {
+// other thread that dropped the GIL to run native code that ends by itself
+// (ReleaseGILNative: a write(2), a sleep inside a write) has reached its
+// next wait (queued for the GIL again, a lock, room on fd 2 an in-process
+// thread drains) or ended. So who takes the GIL next is the FIFO queue's
+// decision on the model's state, never how long a write(2) took: without
+// it, whether a writer was back in the queue when the holder let go
+// decided the interleaving (random search: pystderr on a busy terminal
+// came out HANG or CRASH).
+func (t *Thread) ReleaseGIL() { t.releaseGIL(false) }
+
+// ReleaseGILNative is ReleaseGIL before native code that ends by itself
+// without any other thread's help (Py_BEGIN_ALLOW_THREADS around a
+// write(2), a sleep): until its next wait, the thread is in flight, and the
+// next ReleaseGIL of another thread waits for it.
+func (t *Thread) ReleaseGILNative() { t.releaseGIL(true) }
+
+func (t *Thread) releaseGIL(native bool) {
 	g := t.in.G
 	g.mu.Lock()
 	for g.inFlightLocked(t) {
 		g.cond.Wait()
 	}
-	t.released = true
+	t.released = native
 	g.mu.Unlock()
 	t.in.GIL.Release(t)
 }

@@ -177,7 +177,7 @@ func (p *logjamSink) writeReleased(t *sim.Thread, tk taken, why string, runHandl
 		all = append([][]byte{tk.note}, all...)
 	}
 	var raised *sim.PyErr
-	t.ReleaseGIL()
+	t.ReleaseGILNative()
 	p.rt.Stdio.Acquire(t)
 	for _, b := range all {
 		for len(b) > 0 {
@@ -187,7 +187,7 @@ func (p *logjamSink) writeReleased(t *sim.Thread, tk taken, why string, runHandl
 				p.rt.Stdio.Release(t)
 				t.AcquireGIL()
 				raised = p.rt.In.Signals.Check(t)
-				t.ReleaseGIL()
+				t.ReleaseGILNative()
 				p.rt.Stdio.Acquire(t)
 			}
 		}
