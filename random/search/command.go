@@ -180,11 +180,16 @@ func Command(args []string, w io.Writer) int {
 		return fail("%v", err)
 	}
 	PrintTable(w, results)
-	PrintFailures(ctx, w, run, results, f, r.shrink, r.procs)
+	flaky := PrintFailures(ctx, w, run, results, f, r.shrink, r.procs)
 	if r.replays > 0 {
-		if _, _, err := run.ReplayAgreement(ctx, w, results, r.replays, 100, r.procs); err != nil {
+		more, err := run.ReplayAgreement(ctx, w, results, r.replays, 100, r.procs)
+		if err != nil {
 			return fail("%v", err)
 		}
+		flaky = append(flaky, more...)
+	}
+	if PrintFlaky(w, flaky, f) > 0 {
+		return 1 // a verdict that depends on timing is a defect, whatever the policy
 	}
 	for _, res := range results {
 		if res.Failed() && res.Schedule.Policy == "logjam" || res.Failed() && res.Schedule.Policy == "fixed" {

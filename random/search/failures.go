@@ -19,8 +19,9 @@ import (
 // command line with its GO_FAILPOINTS. A cause is shrunk only when a
 // replay of its first failure shows it again. The causes are shrunk side by
 // side, procs children at a time; what is printed does not depend on which
-// finishes first.
-func PrintFailures(ctx context.Context, w io.Writer, r Runner, results []Result, f schedule.Filter, budget, procs int) {
+// finishes first. A cause whose replay does not show it again is FLAKY
+// (returned), not shrunk.
+func PrintFailures(ctx context.Context, w io.Writer, r Runner, results []Result, f schedule.Filter, budget, procs int) (flaky []Flaky) {
 	firsts := map[string]Result{}
 	count := map[string]int{}
 	classes := map[string][]string{}
@@ -100,7 +101,9 @@ func PrintFailures(ctx context.Context, w io.Writer, r Runner, results []Result,
 			fmt.Fprintf(w, "  shrink:   %v\n", d.err)
 			continue
 		case d.replayed != c:
-			fmt.Fprintf(w, "  shrink:   not shrunk: its replay gave %q (the verdict depends on timing)\n", orPass(d.replayed))
+			fl := Flaky{Seed: res.Seed, Failure: c, Got: []string{orPass(d.replayed)}}
+			flaky = append(flaky, fl)
+			fmt.Fprintf(w, "  %s: not shrunk\n", fl)
 			continue
 		}
 		s := d.s.Schedule
@@ -114,6 +117,7 @@ func PrintFailures(ctx context.Context, w io.Writer, r Runner, results []Result,
 		fmt.Fprintf(w, "  entry:    %s\n", GinkgoEntry(fmt.Sprintf("seed %d: %s", res.Seed, res.Class), s, res.Verdict))
 		fmt.Fprintf(w, "  simrt:    %s\n", SimrtCommand(s))
 	}
+	return flaky
 }
 
 func orPass(cause string) string {

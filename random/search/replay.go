@@ -4,13 +4,55 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+
+	"logjam/scenario/schedule"
 )
 
+// Flaky is a failure that did not show again on every replay: its verdict
+// depended on the machine's timing, a defect of the model (docs/DETERMINISM.md),
+// whatever the policy. It is printed as FLAKY with its replay count, never
+// shrunk, and it fails the search.
+type Flaky struct {
+	Seed    uint64
+	Failure string   // the class or cause the search saw
+	Got     []string // what each replay gave ("OK" for a pass)
+}
+
+// Agreed is how many replays showed the failure again.
+func (f Flaky) Agreed() int {
+	n := 0
+	for _, g := range f.Got {
+		if g == f.Failure {
+			n++
+		}
+	}
+	return n
+}
+
+func (f Flaky) String() string {
+	return fmt.Sprintf("FLAKY: seed %d %s: %d of %d replays agreed (gave %s)", f.Seed, f.Failure, f.Agreed(), len(f.Got), strings.Join(f.Got, "; "))
+}
+
+// PrintFlaky ends a search's output with its FLAKY failures, if any, and
+// reports how many there were.
+func PrintFlaky(w io.Writer, flaky []Flaky, filter schedule.Filter) int {
+	if len(flaky) == 0 {
+		return 0
+	}
+	fmt.Fprintf(w, "\n%d FLAKY: failures that did not reproduce on replay (the verdict depends on timing; a defect of the suite, not a finding)\n", len(flaky))
+	for _, f := range flaky {
+		fmt.Fprintf(w, "  %s\n  replay:   %s\n", f, SeedCommand(f.Seed, filter))
+	}
+	return len(flaky)
+}
+
 // ReplayAgreement replays each of the first limit failures k times, procs
-// children at a time, and prints how many gave the same class every time:
-// a verdict that depends on the machine's timing shows here.
-func (r Runner) ReplayAgreement(ctx context.Context, w io.Writer, results []Result, k, limit, procs int) (agree, total int, err error) {
+// children at a time, and prints how many gave the same class every time;
+// each that did not is FLAKY (returned): a verdict that depends on the
+// machine's timing shows here.
+func (r Runner) ReplayAgreement(ctx context.Context, w io.Writer, results []Result, k, limit, procs int) (flaky []Flaky, err error) {
 	var failing []Result
 	for _, res := range results {
 		if res.Failed() && len(failing) < limit {
@@ -52,20 +94,24 @@ func (r Runner) ReplayAgreement(ctx context.Context, w io.Writer, results []Resu
 	close(jobs)
 	wg.Wait()
 	if firstErr != nil {
-		return 0, 0, firstErr
+		return nil, firstErr
 	}
 	fmt.Fprintf(w, "\nreplay agreement (%d replays of each of %d failing runs)\n", k, len(failing))
+	agree := 0
 	for i, res := range failing {
-		same := true
-		for _, c := range got[i] {
-			same = same && c == res.Class
+		f := Flaky{Seed: res.Seed, Failure: res.Class, Got: got[i]}
+		for j, c := range f.Got {
+			if c == "" {
+				f.Got[j] = "OK"
+			}
 		}
-		if same {
+		if f.Agreed() == k {
 			agree++
-		} else {
-			fmt.Fprintf(w, "  seed %-6d %s, replayed as %v\n", res.Seed, res.Class, got[i])
+			continue
 		}
+		flaky = append(flaky, f)
+		fmt.Fprintf(w, "  %s\n", f)
 	}
 	fmt.Fprintf(w, "  %d of %d gave the same class on every replay\n", agree, len(failing))
-	return agree, len(failing), nil
+	return flaky, nil
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"logjam/scenario/schedule"
@@ -80,5 +81,21 @@ func TestShrinkIsOneMinimalAndDeterministic(t *testing.T) {
 	}
 	if shrunk < 5 {
 		t.Fatalf("only %d schedules drawn fail the fake bug", shrunk)
+	}
+}
+
+// A failure whose replays did not all show it again is FLAKY, with its
+// replay count, and fails the search.
+func TestFlakyNamesItsReplayCount(t *testing.T) {
+	f := Flaky{Seed: 7, Failure: "fd2 HANG (pipe)", Got: []string{"fd2 HANG (pipe)", "fd2 BADESC"}}
+	if f.Agreed() != 1 || !strings.Contains(f.String(), "FLAKY: seed 7 fd2 HANG (pipe): 1 of 2 replays agreed (gave fd2 HANG (pipe); fd2 BADESC)") {
+		t.Fatalf("got %q", f)
+	}
+	var b strings.Builder
+	if n := PrintFlaky(&b, nil, schedule.Filter{}); n != 0 || b.Len() != 0 {
+		t.Fatalf("no flaky: printed %q", b.String())
+	}
+	if n := PrintFlaky(&b, []Flaky{f}, schedule.Filter{}); n != 1 || !strings.Contains(b.String(), "1 FLAKY") || !strings.Contains(b.String(), "-seed 7") {
+		t.Fatalf("printed %q", b.String())
 	}
 }
