@@ -6,7 +6,16 @@ N ?= 20
 
 ZOO_STREAMS ?= 10
 ZOO_CAP ?= 2000
-.PHONY: zoo test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress stress-daemon calibrate calibrate-stress
+.PHONY: help list doctor zoo test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress stress-daemon calibrate calibrate-stress
+
+help:            ## this list (the default target)
+	@grep -E '^[a-z-]+: +##' $(MAKEFILE_LIST) | sed -E 's/: +## /\t/' | awk -F'\t' '{printf "  make %-17s %s\n", $$1, $$2}'
+
+list:            ## every cell's name (what FOCUS matches), without running any
+	go tool logjam list
+
+doctor:          ## which of g++, pybind11-dev, Chromium and which Python interpreters are here
+	go tool logjam doctor
 
 test:            ## every unit test and every suite
 	go test ./...

@@ -66,7 +66,7 @@ type badInput struct {
 var badInputs = []badInput{
 	// logjam's command line
 	{"no command", "logjam", nil, nil, "", "usage: logjam chaos"},
-	{"unknown command", "logjam", []string{"run"}, nil, "", `unknown command "run" (accepted: chaos, report, replay, -h)`},
+	{"unknown command", "logjam", []string{"run"}, nil, "", `unknown command "run" (accepted: chaos, report, replay, list, doctor, calibrate, -h)`},
 	{"stray word before flags", "logjam", []string{"chaos", "extra", "-focus", "X"}, nil, "", `unexpected argument "extra"`},
 	{"stray word after flags", "logjam", []string{"chaos", "-focus", "X", "extra"}, nil, "", `unexpected argument "extra"`},
 	{"unknown flag", "logjam", []string{"chaos", "-colour"}, nil, "", "flag provided but not defined: -colour"},
@@ -292,6 +292,19 @@ func TestGoodInputStartsWhatBadInputMayNot(t *testing.T) {
 		stdout, stderr, code, _ := badInput{prog: "logjam", args: args}.run(t)
 		if code != 0 || !strings.HasPrefix(stdout, "usage: logjam chaos") || stderr != "" {
 			t.Errorf("logjam %v: exit %d, stdout %q, stderr %q; want usage on stdout, exit 0", args, code, stdout, stderr)
+		}
+		// Every command and every flag, random search's included.
+		for _, want := range []string{"logjam replay", "logjam list", "logjam doctor", "logjam calibrate", "report merge", "-random", "-replay", "-shrink-runs", "-replays", "-run-id", "-focus"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("logjam %v does not mention %s", args, want)
+			}
+		}
+	}
+	// Each subcommand's own -h: its usage on stdout, exit 0.
+	for _, args := range [][]string{{"replay", "-h"}, {"report", "-h"}, {"report", "merge", "-h"}, {"report", "diff", "-h"}, {"list", "-h"}, {"doctor", "-h"}} {
+		stdout, stderr, code, _ := badInput{prog: "logjam", args: args}.run(t)
+		if code != 0 || !strings.HasPrefix(stdout, "usage: logjam "+args[0]) || stderr != "" {
+			t.Errorf("logjam %v: exit %d, stdout %q, stderr %q; want its usage on stdout, exit 0", args, code, stdout, stderr)
 		}
 	}
 	stdout, _, code, _ = badInput{prog: "simrt", args: []string{"-h"}}.run(t)

@@ -8,11 +8,15 @@
 //	logjam report [DIR] | report merge [-out DIR] SHARD_DIR... | report diff DIR_A DIR_B
 //	logjam replay [-n N] BUNDLE_DIR
 //	logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]
+//	logjam list [-focus REGEXP] [FAMILY...]
+//	logjam doctor
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"logjam/calibrate"
 	"logjam/harness/runner"
@@ -25,6 +29,13 @@ func main() { os.Exit(logjam(os.Args[1:], os.Stdout)) }
 // -sink` to the calibration (a user's sink on real CPython) and every other
 // command line to the runner.
 func logjam(args []string, w io.Writer) int {
+	if len(args) > 0 && (isHelp(args[0]) || args[0] == "chaos" && slices.ContainsFunc(args[1:], isHelp)) {
+		usage(w)
+		return 0
+	}
+	if len(args) > 0 && args[0] == "doctor" {
+		return doctor(args[1:], w)
+	}
 	if len(args) > 0 && args[0] == "calibrate" {
 		return calibrate.Command(args[1:], w)
 	}
@@ -33,3 +44,25 @@ func logjam(args []string, w io.Writer) int {
 	}
 	return runner.Main(args, w)
 }
+
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
+// usage is every command and every flag: the runner's, random search's,
+// the calibration's and doctor.
+func usage(w io.Writer) {
+	runner.Usage(w)
+	fmt.Fprintln(w)
+	search.Usage(w)
+	fmt.Fprintf(w, "\n%s\n  (docs/SINK.md: your own sink played on real CPython)\n%s\n  (which tools and interpreters the suite can use here)\n", calibrateUsage, doctorUsage)
+}
+
+const (
+	calibrateUsage = "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]"
+	doctorUsage    = "usage: logjam doctor"
+)

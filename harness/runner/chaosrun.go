@@ -44,17 +44,30 @@ type chaosOptions struct {
 	runID   string
 }
 
-func parseChaos(args []string) (chaosOptions, error) {
+// chaosFlags are logjam chaos's flags as given, before they are checked.
+type chaosFlags struct {
+	profile, focus, shard, out, runID *string
+	procs, slots, repeat              *int
+}
+
+func newChaosFlags() (*flag.FlagSet, chaosFlags) {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	profile := fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml")
-	focus := fs.String("focus", "", "run only the cells whose names match")
-	sh := fs.String("shard", "", "run only shard K of N (K/N)")
-	procs := fs.Int("procs", 0, "spec processes per family (0: 4 in fast mode, 12 in strict)")
-	slots := fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families")
-	out := fs.String("out", "", "write the reports exactly here (default: a folder of their own, reports/runs/<time>-<profile>[-focus], and reports/latest or reports/latest-focus pointing at it when the run ends)")
-	repeat := fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)")
-	runID := fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)")
+	return fs, chaosFlags{
+		profile: fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml (local, nightly, focus)"),
+		focus:   fs.String("focus", "", "run only the cells whose names match this regular expression (logjam list shows the names)"),
+		shard:   fs.String("shard", "", "run only shard K of N (K/N); give every shard the same -run-id and LOGJAM_SEED for report merge"),
+		procs:   fs.Int("procs", 0, "spec processes per family (0: 4 in fast mode, 12 in strict)"),
+		slots:   fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families"),
+		out:     fs.String("out", "", "reports directory (default: reports/ at the module root)"),
+		repeat:  fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)"),
+		runID:   fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)"),
+	}
+}
+
+func parseChaos(args []string) (chaosOptions, error) {
+	fs, f := newChaosFlags()
+	profile, focus, sh, procs, slots, out, repeat, runID := f.profile, f.focus, f.shard, f.procs, f.slots, f.out, f.repeat, f.runID
 	var o chaosOptions
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -14,6 +14,9 @@ const mergeUsage = "usage: logjam report [DIR] | logjam report merge [-out DIR] 
 // directory (reports/latest by default: the last whole matrix) from its
 // matrix.json and run.json.
 func reportCmd(args []string, w io.Writer) int {
+	if wantsHelp(args) {
+		return subUsage(w, mergeUsage, nil)
+	}
 	if len(args) > 0 && (args[0] == "merge" || args[0] == "diff") {
 		return reportMerge(args, w)
 	}

@@ -64,6 +64,22 @@ func notRunCells(o chaosOptions, fams []string, bins map[string]string, env []st
 // dryRun lists the cells of one family's compiled suite that this run
 // selects, without running any (Ginkgo's dry run), as NOTRUN rows.
 func dryRun(ctx context.Context, o chaosOptions, fam, bin string, env []string, st *stopper) ([]report.Cell, error) {
+	names, err := plannedSpecs(ctx, o, fam, bin, env, st)
+	if err != nil {
+		return nil, err
+	}
+	var cells []report.Cell
+	for _, name := range names {
+		if c, ok := notRunCell(o, fam, name); ok {
+			cells = append(cells, c)
+		}
+	}
+	return cells, nil
+}
+
+// plannedSpecs names the specs of one family's compiled suite that the
+// focus and the shard select, in the suite's order, running none.
+func plannedSpecs(ctx context.Context, o chaosOptions, fam, bin string, env []string, st *stopper) ([]string, error) {
 	if bin == "" {
 		return nil, fmt.Errorf("the suite was not built")
 	}
@@ -100,18 +116,16 @@ func dryRun(ctx context.Context, o chaosOptions, fam, bin string, env []string, 
 	if err := json.Unmarshal(raw, &rs); err != nil {
 		return nil, fmt.Errorf("dry run: %v", err)
 	}
-	var cells []report.Cell
+	var names []string
 	for _, r := range rs {
 		for _, sr := range r.SpecReports {
 			if sr.LeafNodeType != types.NodeTypeIt || sr.State != types.SpecStatePassed || !o.shard.Has(sr.FullText()) {
 				continue // another node, outside the focus, or another shard's
 			}
-			if c, ok := notRunCell(o, fam, sr.LeafNodeText); ok {
-				cells = append(cells, c)
-			}
+			names = append(names, sr.LeafNodeText)
 		}
 	}
-	return cells, nil
+	return names, nil
 }
 
 // notRunCell is the NOTRUN row of the spec named name, if it names a cell.

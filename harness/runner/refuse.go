@@ -8,8 +8,8 @@ import (
 	"logjam/failpoints"
 )
 
-// usage is what `logjam -h` and `logjam chaos -h` print.
-const usage = chaosUsage + "\n" + mergeUsage + `
+// usage is the head of what `logjam -h` and `logjam chaos -h` print.
+const usage = chaosUsage + "\n" + mergeUsage + "\nusage: " + replayUsage + "\n" + listUsage + `
 
   logjam chaos    run every family with a profile from ginkgo.yml; print the matrix,
                   write reports/ (matrix.json, junit.xml, matrix.html, matrix.md).
@@ -18,6 +18,8 @@ const usage = chaosUsage + "\n" + mergeUsage + `
                   NOTRUN rows, nothing is left running, and the exit status is 130.
                   A second Ctrl-C kills the families at once.
   logjam report   re-render, merge or compare reports directories
+  logjam replay   run a failed cell's evidence bundle again, exactly, without Ginkgo
+  logjam list     print every cell's name (what -focus matches), without running any
 
 environment: LOGJAM_PROFILE (local, nightly, focus), LOGJAM_TIMEOUT_SCALE (a finite
 number above 0), LOGJAM_SEED (a whole number). GO_FAILPOINTS is refused: every cell
@@ -33,10 +35,29 @@ func isHelp(arg string) bool {
 	return false
 }
 
+// wantsHelp reports whether any argument asks for the usage text.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}
+
 // printUsage prints the usage text to w; exit status 0.
 func printUsage(w io.Writer) int {
-	fmt.Fprint(w, usage)
+	Usage(w)
 	return 0
+}
+
+// Usage prints the runner's commands and every logjam chaos flag.
+func Usage(w io.Writer) {
+	fmt.Fprint(w, usage)
+	fs, _ := newChaosFlags()
+	fmt.Fprintln(w, "\nlogjam chaos flags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
 // checkFocus refuses a -focus that is not a regular expression, which

@@ -39,7 +39,9 @@ func replayCmd(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	n := fs.Int("n", 1, "replay the cell this many times")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return subUsage(w, "usage: "+replayUsage, fs)
+	} else if err != nil {
 		return fail("replay: %v (usage: %s)", err, replayUsage)
 	}
 	if fs.NArg() != 1 || *n < 1 {

@@ -30,8 +30,10 @@ func Main(args []string, w io.Writer) int {
 		return reportCmd(args[1:], w)
 	case "replay":
 		return replayCmd(args[1:], w)
+	case "list":
+		return listCmd(args[1:], w)
 	}
-	return fail("unknown command %q (accepted: chaos, report, replay, -h)", args[0])
+	return fail("unknown command %q (accepted: chaos, report, replay, list, doctor, calibrate, -h)", args[0])
 }
 
 func envOr(k, d string) string {

@@ -43,6 +43,16 @@ func IsCommand(args []string) bool {
 	return false
 }
 
+// Usage prints random search's command line and every flag it takes.
+func Usage(w io.Writer) {
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	fs.String("profile", "local", "run profile from ginkgo.yml (its deadline scale and grace)")
+	addRandomFlags(fs)
+	fmt.Fprintf(w, "%s\n\nlogjam chaos -random / -replay flags:\n", randomUsage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
 // addRandomFlags registers them on the chaos flag set.
 func addRandomFlags(fs *flag.FlagSet) *randomFlags {
 	r := &randomFlags{}
