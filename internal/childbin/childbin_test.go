@@ -1,12 +1,14 @@
 package childbin
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -152,5 +154,44 @@ func TestLookupRefusesANameThatIsNotADigest(t *testing.T) {
 		if p, err := Lookup(name); !errors.Is(err, ErrNotKept) {
 			t.Errorf("Lookup(%q) = %q, %v", name, p, err)
 		}
+	}
+}
+
+// Runs that keep and look up the same binary at once all get a whole,
+// verified entry, and leave no temporary file behind.
+func TestConcurrentKeepsShareTheCache(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(CacheEnv, dir)
+	src := filepath.Join(t.TempDir(), "bin")
+	if err := os.WriteFile(src, bytes.Repeat([]byte("x"), 4<<20), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, sum, err := Keep(src)
+			if err == nil {
+				_, err = Lookup(sum)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("the cache holds %v, want the one entry", names)
 	}
 }
