@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"logjam/harness/report"
+	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/cpuslot"
 	"logjam/internal/shard"
@@ -212,7 +213,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		built = "found built"
 	}
 	fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
-	ginkgoBin, err := exec.Command("go", "tool", "-n", "ginkgo").Output()
+	ginkgoBin, err := childbin.GoCommand(context.Background(), "tool", "-n", "ginkgo").Output() // dies with logjam
 	if err != nil {
 		return fail("go tool -n ginkgo: %v", err)
 	}

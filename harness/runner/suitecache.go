@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -228,13 +227,13 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 		tests = append(tests, "./suites/"+f)
 	}
 	for _, args := range [][]string{tests, {"build", "-o", filepath.Join(tmp, "simrt"), "./cmd/simrt"}} {
-		cmd := exec.CommandContext(ctx, "go", args...)
+		// The go command, and the compile and link processes it starts,
+		// die with logjam however it dies (childbin.GoCommand); its own
+		// scratch (GOTMPDIR) is in ours: a killed run leaves one folder,
+		// swept next time.
+		cmd := childbin.GoCommand(ctx, args...)
 		cmd.Dir = root
-		// The go command's own scratch (GOTMPDIR) is in ours, and it dies
-		// with logjam: a killed run leaves one folder, swept next time.
 		cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
-		cmd.SysProcAttr = dieWithParent(&syscall.SysProcAttr{Setpgid: true})
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		if out, err := cmd.CombinedOutput(); err != nil {
 			if ctx.Err() != nil {
 				return errors.New("interrupted while building the suites")
@@ -287,7 +286,7 @@ func sourceKey(root string) (string, error) {
 	h := sha256.New()
 	var others []string
 	embeds := false
-	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT").Output()
+	env, err := childbin.GoCommand(context.Background(), "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env: %v", err)
 	}

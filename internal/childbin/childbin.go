@@ -15,13 +15,13 @@
 package childbin
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"syscall"
@@ -232,10 +232,9 @@ func Build(root string) (path, sum string, err error) {
 	}
 	defer tmp.Remove()
 	out := filepath.Join(tmp.Dir, "simrt")
-	cmd := exec.Command("go", "build", "-o", out, Package)
+	cmd := GoCommand(context.Background(), "build", "-o", out, Package)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOTMPDIR="+tmp.Dir)
-	cmd.SysProcAttr = dieWithParent()
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("building %s in %s: %v\n%s", Package, root, err, b)
 	}

@@ -1,9 +1,14 @@
 package childbin
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
-// dieWithParent: the build dies with the process that started it, so a
-// killed replay leaves no go command running.
-func dieWithParent() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+// guardAttr: the guard leads its own process group and gets SIGTERM when
+// its parent dies (then kills the group: GoCommand).
+func guardAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }
+
+func killGroup(cmd *exec.Cmd) error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

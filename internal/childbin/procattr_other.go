@@ -2,7 +2,13 @@
 
 package childbin
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
-// dieWithParent: no Pdeathsig outside Linux.
-func dieWithParent() *syscall.SysProcAttr { return nil }
+// guardAttr: no Pdeathsig outside Linux; the group is still killed when
+// the context ends.
+func guardAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+func killGroup(cmd *exec.Cmd) error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
