@@ -27,6 +27,9 @@ func TestTheRealColumn(t *testing.T) {
 			t.Errorf("the text table lacks %q:\n%s", want, out)
 		}
 	}
+	if !strings.Contains(out, "observed: CRASH 1, OK 2\n") || !strings.Contains(out, "legend: !OBSERVED/EXPECTED") {
+		t.Errorf("the text table lacks the counts per verdict or the legend of its markers:\n%s", out)
+	}
 	if bad != 1 {
 		t.Errorf("RenderText counted %d unexpected cells, want 1 (the limit accepts T1)", bad)
 	}

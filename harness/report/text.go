@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strings"
 
 	"logjam/verdict"
 )
@@ -103,6 +105,10 @@ func RenderText(w io.Writer, m Matrix) int {
 		fmt.Fprintf(w, ", %d not run (interrupted first)", notRun)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, verdictCounts(m))
+	if bad > 0 {
+		fmt.Fprintln(w, "legend: !OBSERVED/EXPECTED a cell whose verdict was not the expected one; !VERDICT+check the verdict as expected, another check of the spec failed; !FAIL a spec that failed outside any cell")
+	}
 	for _, f := range failed {
 		fmt.Fprintln(w, f)
 	}
@@ -110,4 +116,27 @@ func RenderText(w io.Writer, m Matrix) int {
 		fmt.Fprintf(w, "rerun: %s\n", r)
 	}
 	return bad
+}
+
+// verdictCounts is one line: how many cells were observed with each
+// verdict, in precedence order (verdicts outside it, such as a spec's
+// FAIL, last).
+func verdictCounts(m Matrix) string {
+	n := map[verdict.Verdict]int{}
+	for _, c := range m {
+		n[c.Observed]++
+	}
+	order := slices.Clone(verdict.Precedence)
+	for _, v := range slices.Sorted(maps.Keys(n)) {
+		if !slices.Contains(order, v) {
+			order = append(order, v)
+		}
+	}
+	var parts []string
+	for _, v := range order {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", v, n[v]))
+		}
+	}
+	return "observed: " + strings.Join(parts, ", ")
 }

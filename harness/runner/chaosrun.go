@@ -200,6 +200,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	fmt.Fprintf(w, "logjam: profile %s (deadline %s x %.2g, %s mode, %d repeat(s)), seed %d%s, shard %s, %d procs per family, %d CPU slots\n",
 		o.prof.Name, o.prof.Deadline, o.prof.TimeoutScale, o.prof.Mode, o.prof.Repeat, o.prof.Seed, seedNote, o.shard, o.procs, o.slots)
 
+	fmt.Fprintf(w, "logjam: building %d suites (%s) and the child; cached per state of the sources, the first build takes a minute or more\n", len(fams), strings.Join(fams, ", "))
 	bins, cleanup, cached, err := buildSuites(buildCtx, o.root, fams)
 	defer cleanup()
 	if err != nil && st.Signal() != nil {
@@ -228,6 +229,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		env = append(env, shard.Env+"="+o.shard.String())
 	}
 
+	fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
 	tty := isTerminal(w)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
