@@ -42,6 +42,7 @@ var Rows = []Row{
 	{ID: "C1", FD2: FD2File},
 	{ID: "C2", FD2: FD2File},
 	{ID: "C3", FD2: FD2File},
+	{ID: "C4", FD2: FD2File},
 	{ID: "I1", FD2: FD2File},
 	{ID: "I2", FD2: FD2Pipe, Stalled: true},
 	{ID: "I7", FD2: FD2Pipe, Stalled: true, Note: "a SIGINT each time the main thread sleeps in a new write(2) on the stalled pipe (a higher voluntary switch count), twice; fd 2 resumes at the next new wait or once the call is over"},

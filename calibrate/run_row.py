@@ -260,8 +260,8 @@ def fill_fd2():
     fcntl.fcntl(2, fcntl.F_SETFL, fl)
 
 
-def captured(n, size, fault=None):
-    sys.stderr = Capture(fault=fault)
+def captured(n, size, fault=None, once=True):
+    sys.stderr = Capture(fault=fault, once=once)
     call("execute", ext.execute_logging, "I", n, size - 55, -1)
 
 
@@ -270,7 +270,11 @@ def row_C1():
 
 
 def row_C2():
-    captured(5, 120, "oserror")
+    captured(5, 120, "oserror", once=False)  # every write raises
+
+
+def row_C4():
+    captured(5, 120, "oserror")  # the first write raises, then it works
 
 
 def row_C3():
