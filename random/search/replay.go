@@ -11,7 +11,7 @@ import (
 )
 
 // Flaky is a failure that did not show again on every replay: its verdict
-// depended on the machine's timing, a defect of the model (docs/DETERMINISM.md),
+// depended on the machine's timing, a defect of the model (docs/TRUST.md ("Determinism")),
 // whatever the policy. It is printed as FLAKY with its replay count, never
 // shrunk, and it fails the search.
 type Flaky struct {

@@ -84,7 +84,14 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		if t.HoldsGIL() {
 			wait = 0 // never block while holding the GIL
 		}
-		if !p.rt.In.StderrReplaced() && p.tryDirect(t, l, wait, "outside a call: fd 2 took it") {
+		// Lines already kept process-wide go first: a later line never
+		// overtakes them on fd 2 (the ledger's order rule; random search
+		// found a thread's outside lines REORDERED once room came back
+		// between two of them).
+		p.mu.Lock()
+		backlog := p.outside.Count() > 0
+		p.mu.Unlock()
+		if !backlog && !p.rt.In.StderrReplaced() && p.tryDirect(t, l, wait, "outside a call: fd 2 took it") {
 			return
 		}
 		p.mu.Lock()
