@@ -308,7 +308,7 @@ func (f *FD2) TryWrite(b []byte) int {
 	if f.Kind == FDPipe && !f.nowaitRefused {
 		n := 0
 		for n < len(b) {
-			m, err := unix.Pwritev2(2, [][]byte{b[n:]}, -1, unix.RWF_NOWAIT)
+			m, err := writeNowait(b[n:])
 			if m > 0 {
 				n += m
 			}
