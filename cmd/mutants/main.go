@@ -30,6 +30,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"logjam/internal/config"
+	"logjam/internal/scratch"
 )
 
 // Mutant is one entry of mutants.yml.
@@ -123,18 +124,18 @@ func run(args []string, w io.Writer) int {
 		}
 		return 0
 	}
-	scratch, err := os.MkdirTemp("", "logjam-mutants-")
+	work, err := os.MkdirTemp("", "logjam-mutants-")
 	if err != nil {
 		return fail("%v", err)
 	}
-	defer os.RemoveAll(scratch)
-	if err := copyModule(root, scratch); err != nil {
+	defer os.RemoveAll(work)
+	if err := scratch.CopyModule(root, work); err != nil {
 		return fail("copying the module: %v", err)
 	}
-	fmt.Fprintf(w, "mutants: %d, scratch copy %s\n", len(ms), scratch)
+	fmt.Fprintf(w, "mutants: %d, scratch copy %s\n", len(ms), work)
 	var results []result
 	for i, m := range ms {
-		r := runOne(scratch, m, *timeout)
+		r := runOne(work, m, *timeout)
 		results = append(results, r)
 		fmt.Fprintf(w, "[%d/%d] %-36s %-8s %5.0fs  %s\n", i+1, len(ms), m.ID, r.status, r.took.Seconds(), r.by)
 	}
@@ -326,34 +327,4 @@ func goCmd(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		<-done
 		return out.Bytes(), ctx.Err()
 	}
-}
-
-// copyModule copies the files git knows of (tracked, or untracked and not
-// ignored): no reports/, no binaries.
-func copyModule(root, dst string) error {
-	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("git ls-files: %v", err)
-	}
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		src := filepath.Join(root, f)
-		fi, err := os.Lstat(src)
-		if err != nil || !fi.Mode().IsRegular() {
-			continue // deleted in the work tree, or not a file
-		}
-		b, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		d := filepath.Join(dst, f)
-		if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(d, b, fi.Mode().Perm()); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -61,3 +61,13 @@ func TestTheKitCannotCountASetupFailureAsAKill(t *testing.T) {
 		t.Errorf("a test that notices the mutant: %s (%s), want %s", r.status, r.by, Killed)
 	}
 }
+
+// Every mutant in mutants.yml still applies to today's tree (its find text
+// occurs exactly once, its test packages exist): a file split or a renamed
+// line makes go test red, not the next full kit run.
+func TestEveryMutantStillApplies(t *testing.T) {
+	var out strings.Builder
+	if code := run([]string{"-check"}, &out); code != 0 {
+		t.Fatalf("mutants -check: exit %d\n%s", code, out.String())
+	}
+}

@@ -11,6 +11,7 @@ package scratch
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -91,4 +92,35 @@ func Sweep(parent, prefix string) int {
 		f.Close()
 	}
 	return removed
+}
+
+// CopyModule copies the module at root into dst: the files git knows of
+// (tracked, or untracked and not ignored), so no reports and no binaries.
+// The mutation kit and the bug zoo plant their bugs in such a copy.
+func CopyModule(root, dst string) error {
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("git ls-files: %v", err)
+	}
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		src := filepath.Join(root, f)
+		fi, err := os.Lstat(src)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue // deleted in the work tree, or not a file
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		d := filepath.Join(dst, f)
+		if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(d, b, fi.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

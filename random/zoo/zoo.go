@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"logjam/internal/config"
+	"logjam/internal/scratch"
 	"logjam/random/search"
 	"logjam/scenario/schedule"
 )
@@ -135,18 +136,18 @@ func Run(ctx context.Context, root string, bugs []Bug, o Options, log io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	scratch, err := os.MkdirTemp("", "logjam-zoo-")
+	work, err := os.MkdirTemp("", "logjam-zoo-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(scratch)
-	mod := filepath.Join(scratch, "module")
-	if err := copyModule(root, mod); err != nil {
+	defer os.RemoveAll(work)
+	mod := filepath.Join(work, "module")
+	if err := scratch.CopyModule(root, mod); err != nil {
 		return nil, err
 	}
 	// The unplanted child: a failure counts as the bug's only when the
 	// same schedule passes without it.
-	base := filepath.Join(scratch, "simrt-unplanted")
+	base := filepath.Join(work, "simrt-unplanted")
 	if out, err := goOrGit(ctx, mod, "go", "build", "-o", base, "./cmd/simrt"); err != nil {
 		return nil, fmt.Errorf("building the unplanted child: %v\n%s", err, out)
 	}
@@ -157,7 +158,7 @@ func Run(ctx context.Context, root string, bugs []Bug, o Options, log io.Writer)
 			return results, ctx.Err()
 		}
 		r := Result{Bug: b, Matrix: "not run"}
-		r.Err = plantAndMeasure(ctx, mod, scratch, b, o, prof, unplanted, &r, log)
+		r.Err = plantAndMeasure(ctx, mod, work, b, o, prof, unplanted, &r, log)
 		results = append(results, r)
 		fmt.Fprintf(log, "zoo: %-32s found %d/%d, median %.1f, max %d, matrix %s\n", b.ID, r.Found(), len(r.First), r.Median(), r.Max(), r.Matrix)
 		if r.Err != nil {
@@ -312,34 +313,4 @@ func goOrGit(ctx context.Context, dir, name string, args ...string) ([]byte, err
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.Bytes(), err
-}
-
-// copyModule copies the files git knows of (tracked, or untracked and not
-// ignored): no reports, no binaries.
-func copyModule(root, dst string) error {
-	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("git ls-files: %v", err)
-	}
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		src := filepath.Join(root, f)
-		fi, err := os.Lstat(src)
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		d := filepath.Join(dst, f)
-		if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(d, b, fi.Mode().Perm()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
