@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -47,6 +48,12 @@ type PipeRoom struct {
 	drainer *Thread // an in-process forwarder, or nil: the parent drains
 	reads   int     // reads the in-process drainer has made (graph mutex)
 	wakes   int     // signals that arrived (Wake), for in-process waits
+	// queue: the writers waiting for the in-process drainer, in the order
+	// they began to wait; trying: the one whose turn it is to write into
+	// the room a read made (Drained), until it has written all or waits
+	// again. Graph mutex.
+	queue  []*Thread
+	trying *Thread
 }
 
 // ResourceName implements Resource.
@@ -164,35 +171,57 @@ func (f *FD2) Wake() {
 }
 
 // Drained is called by the in-process drainer after each read, with the
-// room the read made: each writer waiting for that room wakes and tries
-// again, and the drainer goes on only once every one has (a barrier), so a
-// writer still shown waiting for room afterwards has really found none.
-// Without it, the drainer's next wait (for the GIL) could close a "cycle"
-// with a writer whose write the read had already let through (random
-// search: fd2 on a wurlitzer pipe, HANG or BADESC).
+// room the read made. The writers waiting for that room try again one at a
+// time, in the order they began to wait, each once the one before has
+// written all it had or waits again; the drainer goes on only once every
+// one has had its turn and none is still on its way back from its write
+// (queued for the GIL again, or holding it). So a writer still shown
+// waiting for room afterwards has really found none, which writer got the
+// room is the queue's decision, and the drainer meets in the GIL's queue
+// whoever its read let through. Without it, the drainer's next wait (for the
+// GIL) could close a "cycle" with a writer whose write the read had already
+// let through, and who took the GIL first, or the room, depended on the
+// scheduler (random search: fd2 and adaptive on a wurlitzer pipe, HANG or
+// BADESC).
 func (f *FD2) Drained() {
 	g := f.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	f.room.reads++
 	g.changedLocked()
-	for {
-		stale := false
-		for _, t := range g.threads {
-			if t.waiting == Resource(f.room) && t.roomSince < f.room.reads {
-				stale = true
-			}
-		}
-		if !stale {
-			return
-		}
+	for f.room.trying != nil || f.staleWaiterLocked() != nil || g.inFlightLocked(f.room.drainer) {
 		g.cond.Wait()
 	}
 }
 
+// staleWaiterLocked is the first writer, in the order they began to wait,
+// whose wait for the drainer's read began before the drainer's last read:
+// the next to try its write again. Graph mutex held.
+func (f *FD2) staleWaiterLocked() *Thread {
+	for _, t := range f.room.queue {
+		if t.waiting == Resource(f.room) && t.roomSince < f.room.reads {
+			return t
+		}
+	}
+	return nil
+}
+
+// endTurn ends t's turn at the room a read made (Drained): it has written
+// all it had, or is about to wait again.
+func (f *FD2) endTurn(t *Thread) {
+	f.g.mu.Lock()
+	if f.room.trying == t {
+		f.room.trying = nil
+		f.g.changedLocked()
+	}
+	f.g.mu.Unlock()
+}
+
 // waitDrainerRead is a writer's wait for room on a pipe an in-process
-// thread drains: until the drainer has read again (Drained), or, when
-// interruptible, a signal arrived (woke). Shown as a wait for room.
+// thread drains: until the drainer has read again (Drained) and it is this
+// writer's turn to try, or, when interruptible, a signal arrived (woke).
+// Shown as a wait for room. A writer woken by a read holds the turn until
+// its write call ends or it waits again (endTurn).
 func (f *FD2) waitDrainerRead(t *Thread, interruptible bool) (woke bool) {
 	if interruptible && f.wakePending() {
 		return true
@@ -200,14 +229,25 @@ func (f *FD2) waitDrainerRead(t *Thread, interruptible bool) (woke bool) {
 	g := f.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if f.room.trying == t {
+		f.room.trying = nil
+	}
 	reads, wakes := f.room.reads, f.room.wakes
 	t.waiting, t.roomSince, t.interruptible = f.room, reads, interruptible
 	t.waits++
+	f.room.queue = append(f.room.queue, t)
 	g.changedLocked()
-	for f.room.reads == reads && f.room.drainer != nil && !(interruptible && f.room.wakes != wakes) {
+	for !(f.room.reads != reads && f.room.trying == nil && f.staleWaiterLocked() == t) &&
+		f.room.drainer != nil && !(interruptible && f.room.wakes != wakes) {
 		g.cond.Wait()
 	}
 	woke = f.room.reads == reads && interruptible && f.room.wakes != wakes
+	if f.room.reads != reads && f.room.drainer != nil && !woke {
+		f.room.trying = t
+	}
+	if i := slices.Index(f.room.queue, t); i >= 0 {
+		f.room.queue = slices.Delete(f.room.queue, i, i+1)
+	}
 	t.waiting, t.interruptible = nil, false
 	g.changedLocked()
 	return woke
@@ -245,6 +285,7 @@ func (f *FD2) drainWake() {
 // the bytes moved so far, or with none and EINTR. The caller drains stale
 // wake-ups (drainWake) once, before its first call.
 func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, eintr bool) {
+	defer f.endTurn(t)
 	if f.probe < 0 {
 		return f.blockingWrite(b), false
 	}
