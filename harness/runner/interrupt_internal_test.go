@@ -75,7 +75,9 @@ func TestASecondSIGINTKillsTheFamilies(t *testing.T) {
 }
 
 // A process that left its family's group (setsid) and outlived it is
-// adopted by logjam, the child subreaper, and killed by close.
+// adopted by logjam, the child subreaper, killed by close and named; a
+// process killed with its family's group (as the watchdog kills H6's
+// grandchild) is adopted dead, a zombie: close reaps it and names nothing.
 func TestWhatTheFamiliesLeaveRunningIsKilled(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid(1)")
@@ -84,12 +86,57 @@ func TestWhatTheFamiliesLeaveRunningIsKilled(t *testing.T) {
 	var errw bytes.Buffer
 	_, cancel := context.WithCancel(context.Background())
 	st := newStopper(cancel, &errw)
-	mark, done := startFamily(t, st, `setsid sleep 300 & echo "started $!" > "$MARK"`)
+	// The escaped process writes the mark once it has its own session: the
+	// family exits only then (the group kill cannot reach it).
+	live := leave(t, st, `setsid sh -c 'echo "started $$" > "$MARK"; exec sleep 300' & while [ ! -s "$MARK" ]; do sleep 0.01; done`)
+	dead := leaveZombie(t, st)
+	st.close()
+	g.Expect(syscall.Kill(live, 0)).To(MatchError(syscall.ESRCH), "the escaped sleep %d is still alive", live)
+	g.Expect(syscall.Kill(dead, 0)).To(MatchError(syscall.ESRCH), "the zombie %d was not reaped", dead)
+	g.Expect(errw.String()).To(MatchRegexp(`^logjam: killed what the families left running: %d \((sh|sleep)\)\n$`, live))
+}
+
+// A clean run leaves only the dead: close says nothing.
+func TestAZombieIsReapedWithoutAWarning(t *testing.T) {
+	g := NewWithT(t)
+	var errw bytes.Buffer
+	_, cancel := context.WithCancel(context.Background())
+	st := newStopper(cancel, &errw)
+	dead := leaveZombie(t, st)
+	st.close()
+	g.Expect(syscall.Kill(dead, 0)).To(MatchError(syscall.ESRCH), "the zombie %d was not reaped", dead)
+	g.Expect(errw.String()).To(BeEmpty())
+}
+
+// leave runs script as a family, waits until it has exited and returns the
+// pid it wrote after "started".
+func leave(t *testing.T, st *stopper, script string) int {
+	g := NewWithT(t)
+	mark, done := startFamily(t, st, script)
 	g.Eventually(done).WithTimeout(30 * time.Second).Should(Receive())
 	b, _ := os.ReadFile(mark)
 	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(string(b), "started")))
 	g.Expect(err).NotTo(HaveOccurred())
-	st.close()
-	g.Expect(syscall.Kill(pid, 0)).To(MatchError(syscall.ESRCH), "the escaped sleep %d is still alive", pid)
-	g.Expect(errw.String()).To(ContainSubstring("killed what the families left running: " + strconv.Itoa(pid) + " ("))
+	return pid
+}
+
+// leaveZombie runs a family whose sleep stays in its group, so that the
+// group kill after the family exits kills it: it returns the sleep's pid
+// once it is this process's zombie.
+func leaveZombie(t *testing.T, st *stopper) int {
+	pid := leave(t, st, `sleep 300 & echo "started $!" > "$MARK"`)
+	NewWithT(t).Eventually(func() string { return stateAndParent(pid) }).WithTimeout(30*time.Second).
+		Should(Equal("Z "+strconv.Itoa(os.Getpid())), "the sleep %d, killed with its group, adopted by this process", pid)
+	return pid
+}
+
+// stateAndParent is a process's state and parent pid from /proc.
+func stateAndParent(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 2 {
+		return ""
+	}
+	return f[0] + " " + f[1]
 }

@@ -20,7 +20,11 @@ func becomeSubreaper() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 // families are done: processes it adopted when their parents died. An
 // orphan is adopted only once its parent has died, so it looks until two
 // scans 50 ms apart find nothing (cleanup, not a verdict), at most 5 s. It
-// returns what it killed (pid and name).
+// returns what it killed (pid and name): the processes that were still
+// running. A zombie (a process that had already died, such as the
+// grandchild H6's watchdog kills with its child's group, adopted before
+// anyone waited for it) is reaped and not reported: nothing was left
+// running.
 func killLeftovers() []string {
 	var killed []string
 	quiet := 0
@@ -32,22 +36,31 @@ func killLeftovers() []string {
 			continue
 		}
 		quiet = 0
-		for _, pid := range kids {
-			name := command(pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		for _, k := range kids {
+			name := command(k.pid)
+			if !k.zombie {
+				_ = syscall.Kill(k.pid, syscall.SIGKILL)
+			}
 			var ws syscall.WaitStatus
-			if p, _ := syscall.Wait4(pid, &ws, 0, nil); p == pid {
-				killed = append(killed, fmt.Sprintf("%d (%s)", pid, name))
+			if p, _ := syscall.Wait4(k.pid, &ws, 0, nil); p == k.pid && !k.zombie {
+				killed = append(killed, fmt.Sprintf("%d (%s)", k.pid, name))
 			}
 		}
 	}
 	return killed
 }
 
-// children lists the pids whose parent is ppid, from /proc.
-func children(ppid int) []int {
+// child is a process whose parent is logjam, and whether it had exited
+// (state Z) when /proc was read.
+type child struct {
+	pid    int
+	zombie bool
+}
+
+// children lists the processes whose parent is ppid, from /proc.
+func children(ppid int) []child {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var kids []int
+	var kids []child
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -65,7 +78,7 @@ func children(ppid int) []int {
 		}
 		if pp, err := strconv.Atoi(f[1]); err == nil && pp == ppid {
 			if pid, err := strconv.Atoi(strings.Fields(s)[0]); err == nil {
-				kids = append(kids, pid)
+				kids = append(kids, child{pid: pid, zombie: f[0] == "Z"})
 			}
 		}
 	}
