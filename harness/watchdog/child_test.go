@@ -100,6 +100,11 @@ func runChild(behaviour string) int {
 		signal.Ignore(syscall.SIGQUIT)
 		tel.emit(telemetry.Mark{Name: "ready"})
 		hangForever()
+	case "slow":
+		// Finishes, but after its deadline (the starved-child tests).
+		time.Sleep(1500 * time.Millisecond)
+		fmt.Println("done")
+		return 0
 	case "sleeper":
 		time.Sleep(600 * time.Second)
 		return 0

@@ -95,7 +95,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, cfg Config) (*Result, error) {
 		go s.copy()
 	}
 
-	cause, waitErr, exited := watch(ctx, cfg, group, rec, waited)
+	cause, waitErr, exited, starved := watch(ctx, cfg, group, rec, waited)
 	stoppedAt := time.Now()
 	res := &Result{Pid: pid, Command: command, ExitCode: -1}
 	var quit quitOutcome
@@ -146,7 +146,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, cfg Config) (*Result, error) {
 	res.Verdict, res.Reason = classify(res, classifyInput{
 		cause: cause, cfg: cfg, ctx: ctx, marker: marker, grace: grace,
 		stdoutUnseen: p.stdout == nil, stateKnown: cmd.ProcessState != nil, waitErr: waitErr,
-		cycleAt: cycleAt, quit: quit,
+		cycleAt: cycleAt, quit: quit, starved: starved,
 	})
 	return res, nil
 }
@@ -162,10 +162,24 @@ const (
 	stopKillAll                   // KillAll was called
 )
 
-// watch waits for the first thing that ends the run.
-func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, waited <-chan error) (cause stopCause, waitErr error, exited bool) {
+// cpuWaitOf is cpuWait; a test replaces it.
+var cpuWaitOf = cpuWait
+
+// MaxStarvedShare bounds how far the deadline moves for the time the child
+// waited for a CPU: at most this many deadlines more.
+const MaxStarvedShare = 3
+
+// watch waits for the first thing that ends the run. The deadline counts
+// the time the child could run: when it passes, the time the child's
+// threads spent runnable but waiting for a CPU meanwhile (a loaded machine,
+// a nice'd run) is added and the wait goes on, at most MaxStarvedShare
+// deadlines more. So whether a slow run is a HANG does not depend on the
+// machine's load, and a child that is really stuck (its threads asleep)
+// accrues no such time and ends at its deadline. starved is the time added.
+func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, waited <-chan error) (cause stopCause, waitErr error, exited bool, starved time.Duration) {
 	deadline := time.NewTimer(cfg.Deadline)
 	defer deadline.Stop()
+	counted, _ := cpuWaitOf(group.pgid)
 	cycleSeen := rec.cycleSeen
 	for cause == stopNone && !exited {
 		select {
@@ -177,6 +191,12 @@ func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, wai
 				cause = stopCycle
 			}
 		case <-deadline.C:
+			if w, ok := cpuWaitOf(group.pgid); ok && w-counted >= time.Millisecond && starved < MaxStarvedShare*cfg.Deadline {
+				more := min(w-counted, MaxStarvedShare*cfg.Deadline-starved)
+				counted, starved = w, starved+more
+				deadline.Reset(more)
+				continue
+			}
 			cause = stopDeadline
 		case <-ctx.Done():
 			cause = stopContext
@@ -200,7 +220,7 @@ func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, wai
 		cause = stopKillAll
 	default:
 	}
-	return cause, waitErr, exited
+	return cause, waitErr, exited, starved
 }
 
 // quitOutcome is what happened between SIGQUIT and SIGKILL.

@@ -19,6 +19,7 @@ type classifyInput struct {
 	waitErr      error
 	cycleAt      time.Duration
 	quit         quitOutcome
+	starved      time.Duration // added to the deadline: the child waited for a CPU
 }
 
 // classify decides the verdict from the observations, first that applies.
@@ -30,6 +31,9 @@ func classify(res *Result, in classifyInput) (verdict.Verdict, string) {
 			fmt.Fprintf(&b, "reported a wait-for cycle after %s (fast mode)", roundDuration(in.cycleAt))
 		} else {
 			fmt.Fprintf(&b, "did not finish within %s", in.cfg.Deadline)
+			if in.starved > 0 {
+				fmt.Fprintf(&b, " (and %s more, the time it waited for a CPU)", roundDuration(in.starved))
+			}
 			if res.Cycle != nil {
 				fmt.Fprintf(&b, " (it reported a wait-for cycle after %s)", roundDuration(in.cycleAt))
 			}

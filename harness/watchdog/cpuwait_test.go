@@ -1,0 +1,83 @@
+package watchdog
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"logjam/verdict"
+)
+
+// fakeCPUWait makes the child look starved: each look after the first finds
+// step more time spent waiting for a CPU, for looks looks.
+func fakeCPUWait(t *testing.T, step time.Duration, looks int) {
+	t.Helper()
+	var mu sync.Mutex
+	var d time.Duration
+	n := 0
+	old := cpuWaitOf
+	cpuWaitOf = func(int) (time.Duration, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n > 0 && n <= looks {
+			d += step
+		}
+		n++
+		return d, true
+	}
+	t.Cleanup(func() { cpuWaitOf = old })
+}
+
+// A child that would finish in time had it got a CPU is not a HANG: the
+// time it waited for one is added to its deadline.
+func TestStarvedChildGetsTheTimeItWaitedForACPU(t *testing.T) {
+	fakeCPUWait(t, 600*time.Millisecond, 3)
+	cfg := Config{Deadline: 500 * time.Millisecond, Mode: Strict}
+	res, _ := run(t, childCmd(t, "slow"), cfg)
+	wantVerdict(t, res, verdict.Completed)
+}
+
+// A child that is stuck gets at most MaxStarvedShare deadlines more, however
+// starved it looks: no hang can hang the watchdog.
+func TestStarvedStuckChildIsAHangWithinBound(t *testing.T) {
+	fakeCPUWait(t, time.Hour, 1000)
+	const deadline = 300 * time.Millisecond
+	cfg := Config{Deadline: deadline, Mode: Strict, GraceFloor: 200 * time.Millisecond}
+	res, elapsed := run(t, childCmd(t, "stubborn"), cfg)
+	wantVerdict(t, res, verdict.Hang)
+	if !strings.Contains(res.Reason, "the time it waited for a CPU") {
+		t.Errorf("reason %q does not say the deadline moved", res.Reason)
+	}
+	if max := deadline*(1+MaxStarvedShare) + cfg.Grace() + slack; elapsed > max {
+		t.Errorf("returned after %s, more than %s", elapsed, max)
+	}
+	assertGone(t, res.Pid)
+}
+
+// A child that waited for no CPU ends at its deadline, as before.
+func TestUnstarvedSlowChildIsAHangAtItsDeadline(t *testing.T) {
+	fakeCPUWait(t, 0, 0)
+	cfg := Config{Deadline: 300 * time.Millisecond, Mode: Strict}
+	res, _ := run(t, childCmd(t, "slow"), cfg)
+	wantVerdict(t, res, verdict.Hang)
+	if strings.Contains(res.Reason, "CPU") {
+		t.Errorf("reason %q: no time was added", res.Reason)
+	}
+}
+
+func TestCPUWaitReadsTheKernel(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux says how long a process waited for a CPU")
+	}
+	if _, ok := cpuWait(1 << 30); ok {
+		t.Error("a process that does not exist has a CPU wait")
+	}
+	if _, ok := cpuWait(syscallGetpid()); !ok {
+		t.Error("no CPU wait for this process (is /proc/PID/task/*/schedstat there?)")
+	}
+}
+
+func syscallGetpid() int { return os.Getpid() }
