@@ -20,6 +20,11 @@ func Name(sig syscall.Signal) string {
 	return "signal " + strconv.Itoa(int(sig))
 }
 
+// StallAck is the signal a parent sends the child once its reader of fd 2
+// is stalled at the child's MarkFD2Stall (the child catches it; it is no
+// Ctrl-C of the model).
+const StallAck = syscall.SIGUSR1
+
 // AtMark sends Signal to the child each time it writes a Mark named Mark,
 // to the pid of the child's start event. Pass OnEvent as the watchdog's
 // Config.OnEvent (it never blocks).

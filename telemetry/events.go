@@ -199,7 +199,7 @@ type Dump struct {
 }
 
 // Mark asks the parent to act now (KindMark): MarkSIGINT, MarkFD2Pause,
-// MarkFD2Resume.
+// MarkFD2Resume, MarkFD2Stall.
 type Mark struct {
 	Meta
 	Name string `json:"name"`
@@ -408,6 +408,12 @@ const (
 	// stays stalled asks for it once the state it needs holds, never after
 	// a guessed delay.
 	MarkFD2Resume = "fd2-resume"
+	// MarkFD2Stall: the parent's reader of fd 2 stops reading before its
+	// next read(2), until a MarkFD2Resume or a MarkFD2Pause's end; the
+	// parent then sends the child StallAck, so that the child writes
+	// nothing more before the stall is in place (the child waits for fd 2
+	// to be drained before it asks: the stall starts at an exact byte).
+	MarkFD2Stall = "fd2-stall"
 )
 
 // FDEnv names the environment variable through which the parent tells the

@@ -107,6 +107,9 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		deadline = spec.Deadline
 	}
 	sig := &signals.AtMark{Signal: syscall.SIGINT, Mark: telemetry.MarkSIGINT}
+	// A stall asked at a mark is acknowledged once the reader is stalled:
+	// the child writes on only then.
+	stallAck := &signals.AtMark{Signal: signals.StallAck, Mark: telemetry.MarkFD2Stall}
 	mode := watchdog.Fast
 	if prof.Mode == "strict" {
 		mode = watchdog.Strict
@@ -119,6 +122,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		OnEvent: func(ev telemetry.Event) {
 			fd2.OnEvent(ev)
 			sig.OnEvent(ev)
+			stallAck.OnEvent(ev)
 			if ev.Ev == telemetry.KindCycle || contract.Ends == scenario.EndsKilled {
 				release()
 			}

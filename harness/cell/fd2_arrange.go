@@ -73,13 +73,14 @@ func ArrangeFD2(kind scenario.FD2, stalled bool, pipeSize int) (*FD2, error) {
 func (a *FD2) Child() *os.File { return a.child }
 
 // OnEvent reacts to the child's marks; it never blocks (a pause is a
-// Stall now and a timer for the Resume; a resume is a Resume now).
+// Stall now and a timer for the Resume; a stall is a Stall now, a resume a
+// Resume now).
 func (a *FD2) OnEvent(ev telemetry.Event) {
 	if a.reader == nil {
 		return
 	}
 	m, ok := telemetry.As[telemetry.Mark](ev)
-	if !ok || (m.Name != telemetry.MarkFD2Pause && m.Name != telemetry.MarkFD2Resume) {
+	if !ok || (m.Name != telemetry.MarkFD2Pause && m.Name != telemetry.MarkFD2Resume && m.Name != telemetry.MarkFD2Stall) {
 		return
 	}
 	a.mu.Lock()
@@ -87,8 +88,12 @@ func (a *FD2) OnEvent(ev telemetry.Event) {
 	if a.done {
 		return
 	}
-	if m.Name == telemetry.MarkFD2Resume {
+	switch m.Name {
+	case telemetry.MarkFD2Resume:
 		a.reader.Resume()
+		return
+	case telemetry.MarkFD2Stall:
+		a.reader.Stall() // until a resume; the caller acknowledges it (signals.StallAck)
 		return
 	}
 	a.reader.Stall()

@@ -99,3 +99,34 @@ func TestFlakyNamesItsReplayCount(t *testing.T) {
 		t.Fatalf("printed %q", b.String())
 	}
 }
+
+// A stall at a mark follows the thread or call it names when the shrinker
+// removes another one, and goes with the one it names.
+func TestShrinkCandidatesRenumberStalls(t *testing.T) {
+	call := schedule.Call{Lines: 4, Size: 80, Level: "I"}
+	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Pipe, Capacity: 4096, Stalls: []schedule.Stall{
+			{At: schedule.StallAtLine, Thread: 2, Call: 1, Line: 3, Ms: 200}, {At: schedule.StallAtExit, Ms: 200}}},
+			Stderr:  schedule.Stderr{Kind: schedule.StderrOriginal},
+			Threads: []schedule.Thread{{Calls: []schedule.Call{call}}, {Calls: []schedule.Call{call}}, {Calls: []schedule.Call{call, call}}}}}
+	seen := map[string]bool{}
+	for _, c := range Candidates(s) {
+		k := c.Sink
+		switch {
+		case len(k.Threads) == 2 && len(k.Threads[1].Calls) == 2:
+			seen["thread 1 removed"] = len(k.FD2.Stalls) == 2 && k.FD2.Stalls[0].Thread == 1 && k.FD2.Stalls[0].Call == 1
+		case len(k.Threads) == 3 && len(k.Threads[2].Calls) == 1 && k.Threads[2].Calls[0].Lines == 4:
+			seen["a call of thread 2 removed"] = true
+			if len(k.FD2.Stalls) == 2 && k.FD2.Stalls[0].Call != 0 {
+				t.Errorf("the stall names a call that no longer exists: %s", c.JSON())
+			}
+		case len(k.Threads) == 3 && len(k.FD2.Stalls) == 1 && k.FD2.Stalls[0].At == schedule.StallAtExit:
+			seen["the stall removed"] = true
+		}
+	}
+	for _, want := range []string{"thread 1 removed", "a call of thread 2 removed", "the stall removed"} {
+		if !seen[want] {
+			t.Errorf("no candidate with %s (and the stalls renumbered)", want)
+		}
+	}
+}

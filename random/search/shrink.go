@@ -196,6 +196,7 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	// Much at once.
 	add(func(c *schedule.Schedule) {
 		c.Sink.Threads = c.Sink.Threads[:1]
+		c.Sink.FD2.Stalls = renumberStalls(c.Sink.FD2.Stalls, func(st *schedule.Stall) bool { return st.At != schedule.StallAtLine || st.Thread == 0 })
 		c.Sink.Daemons, c.Sink.Outside, c.Sink.OutsideText = 0, 0, nil
 		c.Sink.Threads[0].Outside, c.Sink.Threads[0].OutsideText = 0, nil
 		eachCall(c, func(_, _ int, call *schedule.Call) { call.WaitFor = 0 })
@@ -203,6 +204,13 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	add(func(c *schedule.Schedule) {
 		main := c.Sink.Threads[0].Calls
 		c.Sink.Threads[0].Calls = main[len(main)-1:]
+		c.Sink.FD2.Stalls = renumberStalls(c.Sink.FD2.Stalls, func(st *schedule.Stall) bool {
+			if st.At != schedule.StallAtLine || st.Thread != 0 {
+				return true
+			}
+			st.Call -= len(main) - 1
+			return st.Call == 0
+		})
 		if c.Sink.Sigint == schedule.SigintLine {
 			c.Sink.SigintAt = min(c.Sink.SigintAt, main[len(main)-1].Lines)
 		}
@@ -214,6 +222,9 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	})
 	add(func(c *schedule.Schedule) {
 		eachCall(c, func(i, j int, call *schedule.Call) { call.Lines /= 2 })
+		for s := range c.Sink.FD2.Stalls {
+			c.Sink.FD2.Stalls[s].Line /= 2
+		}
 		c.Sink.SigintAt /= 2
 		c.Sink.Outside /= 2
 		for i := range c.Sink.Threads {
@@ -231,6 +242,16 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 		for j := len(t.Calls) - 1; j >= 0; j-- {
 			add(func(c *schedule.Schedule) {
 				c.Sink.Threads[i].Calls = append(c.Sink.Threads[i].Calls[:j:j], c.Sink.Threads[i].Calls[j+1:]...)
+				c.Sink.FD2.Stalls = renumberStalls(c.Sink.FD2.Stalls, func(st *schedule.Stall) bool {
+					if st.At != schedule.StallAtLine || st.Thread != i {
+						return true
+					}
+					if st.Call > j {
+						st.Call--
+						return true
+					}
+					return st.Call != j
+				})
 			})
 		}
 	}
@@ -253,12 +274,25 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	add(func(c *schedule.Schedule) { c.Sink.SigintIgnored = false })
 	add(func(c *schedule.Schedule) { c.Sink.Stderr = schedule.Stderr{Kind: schedule.StderrOriginal} })
 	add(func(c *schedule.Schedule) { c.Sink.FD2.StallMs = 0 })
+	for i, st := range k.FD2.Stalls {
+		add(func(c *schedule.Schedule) {
+			c.Sink.FD2.Stalls = append(c.Sink.FD2.Stalls[:i:i], c.Sink.FD2.Stalls[i+1:]...)
+		})
+		if st.Sigint {
+			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].Sigint = false })
+		}
+	}
 	add(func(c *schedule.Schedule) { c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File} })
 	for i, t := range k.Threads {
 		for j, call := range t.Calls {
 			at := func(c *schedule.Schedule) *schedule.Call { return &c.Sink.Threads[i].Calls[j] }
 			counts(fmt.Sprintf("lines %d.%d", i, j), call.Lines, func(c *schedule.Schedule, n int) {
 				at(c).Lines = n
+				for s := range c.Sink.FD2.Stalls {
+					if st := &c.Sink.FD2.Stalls[s]; st.At == schedule.StallAtLine && st.Thread == i && st.Call == j {
+						st.Line = min(st.Line, n)
+					}
+				}
 				if i == 0 && j == 0 && c.Sink.Sigint == schedule.SigintLine {
 					c.Sink.SigintAt = min(c.Sink.SigintAt, n)
 				}
@@ -276,10 +310,20 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	return out
 }
 
-// removeThread drops thread i and renumbers the switch points that name
-// threads after it (one that named it is dropped).
+// removeThread drops thread i and renumbers the switch points and stalls
+// that name threads after it (one that named it is dropped).
 func removeThread(k *schedule.Sink, i int) {
 	k.Threads = append(k.Threads[:i:i], k.Threads[i+1:]...)
+	k.FD2.Stalls = renumberStalls(k.FD2.Stalls, func(st *schedule.Stall) bool {
+		if st.At != schedule.StallAtLine || st.Thread < i {
+			return true
+		}
+		if st.Thread > i {
+			st.Thread--
+			return true
+		}
+		return false
+	})
 	for a := range k.Threads {
 		for b := range k.Threads[a].Calls {
 			w := &k.Threads[a].Calls[b].WaitFor
@@ -291,6 +335,18 @@ func removeThread(k *schedule.Sink, i int) {
 			}
 		}
 	}
+}
+
+// renumberStalls keeps the stalls keep reports true for (it may renumber
+// their marks); nil when none is left, as a schedule without stalls has.
+func renumberStalls(stalls []schedule.Stall, keep func(st *schedule.Stall) bool) []schedule.Stall {
+	var out []schedule.Stall
+	for _, st := range stalls {
+		if keep(&st) {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // clone is a deep copy (a schedule is plain data).

@@ -28,6 +28,13 @@ func (s Schedule) Contract() scenario.Contract {
 	if k.Sigint != "" || k.Stderr.Kind == StderrInterrupt || k.Stderr.Kind == StderrSignalWait {
 		c.Interrupts = 1
 	}
+	for _, st := range k.FD2.Stalls {
+		// A SIGINT of a stall at exit has no caller to reach: its lines
+		// are judged, its Ctrl-C is not (docs/CONTRACT.md's edge).
+		if st.Sigint && st.At == StallAtLine {
+			c.Interrupts = 1
+		}
+	}
 	if k.Abort != nil {
 		// The run dies in the call: no caller is left for a Ctrl-C.
 		c.Ends, c.Interrupts = scenario.EndsAbort, 0

@@ -180,6 +180,11 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		a.After = rapid.IntRange(least, 20).Draw(t, "abort after")
 		k.Abort = a
 	}
+	// A foreign abort after a stall needs a line once fd 2 has room again.
+	foreignNoLine := k.Abort != nil && !k.Abort.Fatal && k.Abort.After < 1
+	if k.FD2.Kind == FD2Pipe && !foreignNoLine && rapid.IntRange(0, 2).Draw(t, "stalls at marks?") == 0 {
+		k.FD2.Stalls = drawStalls(t, k)
+	}
 	// A write that raises after writing half its text leaves half a line
 	// in the stream; whatever is written to it next continues that line.
 	// The contract covers it only as the stream's last write: one thread,
@@ -250,4 +255,45 @@ func drawText(t *rapid.T) *Text {
 		x.Invalid = rapid.IntRange(1, x.Size).Draw(t, "outside invalid at")
 	}
 	return x
+}
+
+// drawStalls draws stalls of a pipe's reader that start at marks: one
+// mid-call (any thread's call, before any of its lines) or at exit; maybe
+// again later in the same call (a stall that repeats: the catch-up after
+// the first meets the second); maybe one more at exit. A stall stays until
+// a writer waits for room (a sink that never waits keeps it through the
+// rest of the script). One of them may send the SIGINT when the main
+// thread blocks, if the run has no other Ctrl-C source and no abort.
+func drawStalls(t *rapid.T, k *Sink) []Stall {
+	ms := func() int { return rapid.SampledFrom([]int{200, 400}).Draw(t, "stall ms") }
+	var callers []int
+	for i, th := range k.Threads {
+		if len(th.Calls) > 0 {
+			callers = append(callers, i)
+		}
+	}
+	var stalls []Stall
+	exitOK := k.Abort == nil
+	if !exitOK || rapid.IntRange(0, 3).Draw(t, "first stall at exit?") > 0 {
+		st := Stall{At: StallAtLine, Ms: ms()}
+		st.Thread = rapid.SampledFrom(callers).Draw(t, "stall thread")
+		st.Call = rapid.IntRange(0, len(k.Threads[st.Thread].Calls)-1).Draw(t, "stall call")
+		lines := k.Threads[st.Thread].Calls[st.Call].Lines
+		st.Line = rapid.IntRange(0, lines).Draw(t, "stall line")
+		stalls = append(stalls, st)
+		if rapid.Bool().Draw(t, "stall again?") {
+			again := st
+			again.Ms = ms()
+			again.Line = rapid.IntRange(st.Line, lines).Draw(t, "stall again line")
+			stalls = append(stalls, again)
+		}
+	}
+	if exitOK && (len(stalls) == 0 || rapid.IntRange(0, 2).Draw(t, "stall at exit too?") == 0) {
+		stalls = append(stalls, Stall{At: StallAtExit, Ms: ms()})
+	}
+	oneCtrlC := k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait
+	if oneCtrlC && k.Abort == nil && rapid.IntRange(0, 2).Draw(t, "stall sigint?") == 0 {
+		stalls[rapid.IntRange(0, len(stalls)-1).Draw(t, "stall sigint which")].Sigint = true
+	}
+	return stalls
 }

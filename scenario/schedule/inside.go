@@ -25,16 +25,29 @@ func (s Schedule) InContract() error {
 			return out("a foreign abort with sys.stderr replaced (what it holds dies)")
 		case k.Stderr.Kind != StderrOriginal && len(k.Threads[0].Calls) != 1:
 			return out("an abort with sys.stderr replaced after earlier calls (their lines die with it)")
-		case k.Sigint == SigintBlocked:
+		case k.Sigint == SigintBlocked || k.stallSigint():
 			return out("an abort with a blocked-write SIGINT")
-		case !k.Abort.Fatal && k.FD2.StallMs > 0 && k.Abort.After < 1:
+		case k.stallAtExit():
+			return out("an abort with a stall at exit (the run never reaches it)")
+		case !k.Abort.Fatal && (k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0) && k.Abort.After < 1:
 			return out("a foreign abort after a stall with no line once fd 2 has room")
 		case k.outsideLines() > 0 || k.Daemons > 0:
 			return out("an abort with lines outside a call or daemons (the run never reaches them)")
 		}
 	}
-	if (k.Stderr.Kind == StderrInterrupt || k.Stderr.Kind == StderrSignalWait) && k.Sigint != "" {
+	sources := 0
+	for _, on := range []bool{k.Stderr.Kind == StderrInterrupt || k.Stderr.Kind == StderrSignalWait, k.Sigint != "", k.stallSigint()} {
+		if on {
+			sources++
+		}
+	}
+	if sources > 1 {
 		return out("two Ctrl-C sources")
+	}
+	for i, st := range k.FD2.Stalls {
+		if st.Ms != 200 && st.Ms != 400 {
+			return out("stall %d of %d ms (the contract's stalls last 200 or 400 ms once felt)", i, st.Ms)
+		}
 	}
 	if k.Stderr.Kind == StderrInterrupt && k.Stderr.How == "half" {
 		if len(k.Threads) != 1 || len(k.Threads[0].Calls) != 1 || k.outsideLines() > 0 || k.Daemons > 0 {
@@ -66,4 +79,24 @@ func (k *Sink) outsideLines() int {
 		n += t.Outside
 	}
 	return n
+}
+
+// stallSigint: a stall of the schedule sends a SIGINT.
+func (k *Sink) stallSigint() bool {
+	for _, st := range k.FD2.Stalls {
+		if st.Sigint {
+			return true
+		}
+	}
+	return false
+}
+
+// stallAtExit: a stall of the schedule starts as the interpreter exits.
+func (k *Sink) stallAtExit() bool {
+	for _, st := range k.FD2.Stalls {
+		if st.At == StallAtExit {
+			return true
+		}
+	}
+	return false
 }

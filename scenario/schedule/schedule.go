@@ -89,6 +89,33 @@ type FD2 struct {
 	// the schedule's abort comes first (0: no stall). The stall's end is
 	// an event of the run, never a time since the start.
 	StallMs int `json:"stall_ms,omitempty"`
+	// Stalls (pipe): stalls of the parent's reader that start at marks of
+	// the run, reached in their order; several are a stall that repeats.
+	Stalls []Stall `json:"stalls,omitempty"`
+}
+
+// The marks a stall starts at.
+const (
+	StallAtLine = "line" // before line Line of call Call of thread Thread (mid-call)
+	StallAtExit = "exit" // as the script ends: after the joins, before main's lines outside a call, the daemons and the exit flush
+)
+
+// Stall is a stall of the parent's reader of fd 2 that starts at a mark:
+// the thread at the mark waits until fd 2 is drained, the reader stops
+// (acknowledged before the thread writes on), and it stays stopped until
+// a writer waits for room on fd 2; it reads again Ms later (or at once
+// when the schedule's abort comes first). So a stall starts at an exact
+// byte and ends only once it was felt, whatever the machine's load.
+type Stall struct {
+	At     string `json:"at"`
+	Thread int    `json:"thread,omitempty"`
+	Call   int    `json:"call,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Ms     int    `json:"ms"`
+	// Sigint: a real SIGINT when the main thread first blocks on fd 2
+	// during this stall (not sent once the script is done, unless the
+	// stall is the exit's).
+	Sigint bool `json:"sigint,omitempty"`
 }
 
 // The sys.stderr kinds.
@@ -311,7 +338,7 @@ func (s Schedule) Validate() error {
 }
 
 func (s *Sink) validate() error {
-	for _, part := range []func() error{s.FD2.validate, s.Stderr.validate, s.validateThreads, s.validateSignal, s.validateCounts} {
+	for _, part := range []func() error{s.FD2.validate, s.Stderr.validate, s.validateThreads, s.validateStalls, s.validateSignal, s.validateCounts} {
 		if err := part(); err != nil {
 			return fmt.Errorf("schedule: %w", err)
 		}
@@ -332,6 +359,46 @@ func (f FD2) validate() error {
 		return fmt.Errorf("fd2 chunk %d (accepted: 1 to 65536)", f.Chunk)
 	case piped && (f.Capacity < 4096 || f.Capacity > 65536 || f.Capacity&(f.Capacity-1) != 0):
 		return fmt.Errorf("fd2 capacity %d (accepted: a power of two from 4096 to 65536)", f.Capacity)
+	case len(f.Stalls) > 0 && f.Kind != FD2Pipe:
+		return fmt.Errorf("fd2 stalls need fd2 kind pipe (a drained pipe is what a stall starts from)")
+	case len(f.Stalls) > 3:
+		return fmt.Errorf("fd2 %d stalls (accepted: up to 3)", len(f.Stalls))
+	}
+	return nil
+}
+
+// validateStalls checks each stall's mark against the threads and calls.
+func (s *Sink) validateStalls() error {
+	sigints, exits := 0, 0
+	for i, st := range s.FD2.Stalls {
+		if st.Ms < 1 || st.Ms > 2000 {
+			return fmt.Errorf("fd2 stall %d ms %d (accepted: 1 to 2000)", i, st.Ms)
+		}
+		if st.Sigint {
+			sigints++
+		}
+		switch st.At {
+		case StallAtExit:
+			exits++
+			if st.Thread != 0 || st.Call != 0 || st.Line != 0 {
+				return fmt.Errorf("fd2 stall %d at exit names no thread, call or line", i)
+			}
+		case StallAtLine:
+			if st.Thread < 0 || st.Thread >= len(s.Threads) || st.Call < 0 || st.Call >= len(s.Threads[st.Thread].Calls) {
+				return fmt.Errorf("fd2 stall %d: thread %d call %d does not exist", i, st.Thread, st.Call)
+			}
+			if n := s.Threads[st.Thread].Calls[st.Call].Lines; st.Line < 0 || st.Line > n {
+				return fmt.Errorf("fd2 stall %d line %d (accepted: 0 to %d, the call's lines)", i, st.Line, n)
+			}
+		default:
+			return fmt.Errorf("fd2 stall %d at %q (accepted: line, exit)", i, st.At)
+		}
+	}
+	switch {
+	case sigints > 1:
+		return fmt.Errorf("fd2 stalls: %d with a SIGINT (accepted: one)", sigints)
+	case exits > 1:
+		return fmt.Errorf("fd2 stalls: %d at exit (accepted: one)", exits)
 	}
 	return nil
 }
@@ -499,6 +566,12 @@ func (s Schedule) Faults() int {
 	}
 	if k.FD2.StallMs > 0 {
 		n++
+	}
+	for _, st := range k.FD2.Stalls {
+		n++
+		if st.Sigint {
+			n++
+		}
 	}
 	if k.Stderr.Kind != StderrOriginal {
 		n++

@@ -81,6 +81,23 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 		"two Ctrl-C sources":            func(k *Sink) { k.Stderr = Stderr{Kind: StderrInterrupt, K: 1, How: "before"}; k.Sigint = SigintLine },
 		"half, then outside":            func(k *Sink) { k.Stderr = Stderr{Kind: StderrInterrupt, K: 1, How: "half"}; k.Outside = 1 },
 		"daemons, slow stream":          func(k *Sink) { k.Stderr = Stderr{Kind: StderrSlow, DelayMs: 1}; k.Daemons = 1 },
+		"foreign abort, stall at a mark, no line": func(k *Sink) {
+			k.Abort = &Abort{}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200}}}
+		},
+		"abort, stall at exit": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 200}}}
+		},
+		"abort, stall's SIGINT": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200, Sigint: true}}}
+		},
+		"stall's SIGINT and another": func(k *Sink) {
+			k.Sigint = SigintLine
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 200, Sigint: true}}}
+		},
+		"a stall of 50 ms": func(k *Sink) { k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 50}}} },
 	} {
 		s := base()
 		change(s.Sink)
@@ -114,10 +131,14 @@ func TestAFilterDrawsOnlyItsPolicies(t *testing.T) {
 func TestBadSchedulesAreRefusedWithOneReason(t *testing.T) {
 	for raw, want := range map[string]string{
 		"%%%": "neither JSON nor base64",
-		`{"family":"sink","policy":"nosuch","platform":"linux","python":"3.12","sink":{}}`:                                                                "policy",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[]}}`: "threads",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","extra":1}`:                                                                "unknown field",
-		`{"family":"lazyinit","policy":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"tpu","ops":[]}}`:                                     "backend",
+		`{"family":"sink","policy":"nosuch","platform":"linux","python":"3.12","sink":{}}`:                                                                                                                                                                          "policy",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[]}}`:                                                                                                           "threads",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","extra":1}`:                                                                                                                                                                          "unknown field",
+		`{"family":"lazyinit","policy":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"tpu","ops":[]}}`:                                                                                                                                               "backend",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file","stalls":[{"at":"exit","ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`:                            "stalls need fd2 kind pipe",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","thread":1,"ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`: "does not exist",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","line":2,"ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`:   "line 2",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"noon","ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`:            "noon",
 	} {
 		_, err := Decode(raw)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {

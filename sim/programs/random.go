@@ -3,12 +3,14 @@ package programs
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"logjam/scenario/schedule"
+	"logjam/signals"
 	"logjam/sim"
 	"logjam/sim/lazyinit"
 	"logjam/telemetry"
@@ -43,6 +45,11 @@ type sinkPlayer struct {
 	// exiting: the script is done and the interpreter exits; a Ctrl-C then
 	// has no caller to reach (the contract's edge), so none is sent.
 	exiting atomic.Bool
+	// stalls: the stalls that start at marks (schedule.Stall); live[i]
+	// while stall i is on and not yet felt; ack receives the parent's
+	// signals.StallAck.
+	live []atomic.Bool
+	ack  chan os.Signal
 }
 
 func (p *sinkPlayer) play() *sim.PyErr {
@@ -90,6 +97,12 @@ func (p *sinkPlayer) play() *sim.PyErr {
 		}()
 	}
 
+	if len(k.FD2.Stalls) > 0 {
+		p.live = make([]atomic.Bool, len(k.FD2.Stalls))
+		p.ack = make(chan os.Signal, len(k.FD2.Stalls))
+		signal.Notify(p.ack, signals.StallAck)
+	}
+
 	p.backends = [2]*sim.Backend{rt.NewBackend("xnnpack"), rt.NewBackend("vulkan")}
 	p.threads = []*sim.Thread{main}
 	for i := 1; i < len(k.Threads); i++ {
@@ -107,6 +120,11 @@ func (p *sinkPlayer) play() *sim.PyErr {
 	for _, t := range p.threads[1:] {
 		main.Join(t)
 		p.evalCheck(main, "in join") // a Ctrl-C another thread's write let through
+	}
+	for i, st := range k.FD2.Stalls {
+		if st.At == schedule.StallAtExit {
+			p.startStall(main, i)
+		}
 	}
 	p.outside(main, k.Outside, k.OutsideText)
 	if capture != nil {
@@ -126,7 +144,7 @@ func (p *sinkPlayer) calls(t *sim.Thread, i int) {
 	calls := p.s.Threads[i].Calls
 	for j, c := range calls {
 		p.e.call(t, "execute", func() *sim.NativeError {
-			return p.body(t, c, i == 0 && j == 0, i == 0 && j == len(calls)-1)
+			return p.body(t, i, j, c, i == 0 && j == 0, i == 0 && j == len(calls)-1)
 		})
 		// The script's next bytecode: a Ctrl-C still pending (the call
 		// raised something else first) raises there.
@@ -152,7 +170,7 @@ func (p *sinkPlayer) outside(t *sim.Thread, n int, text *schedule.Text) {
 	}
 }
 
-func (p *sinkPlayer) body(t *sim.Thread, c schedule.Call, first, last bool) *sim.NativeError {
+func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last bool) *sim.NativeError {
 	e, k, rt := p.e, p.s, p.e.RT
 	be := p.backends[c.Backend]
 	be.L.Acquire(t)
@@ -169,16 +187,26 @@ func (p *sinkPlayer) body(t *sim.Thread, c schedule.Call, first, last bool) *sim
 		if n == sigintAt {
 			p.sigint(t)
 		}
+		for s, st := range k.FD2.Stalls {
+			if st.At == schedule.StallAtLine && st.Thread == i && st.Call == j && st.Line == n {
+				p.startStall(t, s)
+			}
+		}
 		if n < c.Lines {
 			rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 211, message(c, n))
 		}
 	}
 	if last && k.Abort != nil {
-		if k.FD2.StallMs > 0 {
-			// The stall ends here if no blocked write ended it; the
+		if k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0 {
+			// The stalls end here if no blocked write ended them; the
 			// delegate works on until the parent has read everything.
-			if p.stallEnded.CompareAndSwap(false, true) {
+			if k.FD2.StallMs > 0 && p.stallEnded.CompareAndSwap(false, true) {
 				pauseFD2(e, 0)
+			}
+			for s := range p.live {
+				if p.live[s].CompareAndSwap(true, false) {
+					rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+				}
 			}
 			rt.WaitDrained(t)
 		}
@@ -195,6 +223,35 @@ func (p *sinkPlayer) body(t *sim.Thread, c schedule.Call, first, last bool) *sim
 		return &sim.NativeError{Type: "RuntimeError", Msg: []byte("Execution failed: " + strings.Repeat("错", c.FailChars))}
 	}
 	return nil
+}
+
+// startStall starts stall s of the schedule at its mark: t waits until the
+// parent has read everything written to fd 2, asks for the stall and writes
+// on only once the parent acknowledged it, so the stall starts at this byte
+// whatever the load. An observer ends it (MarkFD2Pause: read again Ms
+// later) once a writer waits for room on fd 2, sending the stall's SIGINT
+// if the main thread is that writer.
+func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
+	e, rt, st := p.e, p.e.RT, p.s.FD2.Stalls[s]
+	rt.WaitDrained(t)
+	rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "fd 2 drained", Then: fmt.Sprintf("stall %d (at %s): the reader stops", s, st.At)})
+	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Stall})
+	if rt.Tel.Enabled() {
+		<-p.ack
+	}
+	p.live[s].Store(true)
+	go func() {
+		w := rt.G.WaitUntilAnyWaits(rt.FD2.Room())
+		if !p.live[s].CompareAndSwap(true, false) {
+			return // the abort ended it
+		}
+		sigint := st.Sigint && w == e.Main && (st.At == schedule.StallAtExit || !p.exiting.Load())
+		rt.Tel.Emit(telemetry.Observed{Thread: w.Name, Waits: "room on fd 2", Then: fmt.Sprintf("stall %d: SIGINT: %v; read again %d ms later", s, sigint, st.Ms)})
+		if sigint {
+			askSIGINT(e)
+		}
+		pauseFD2(e, time.Duration(st.Ms)*time.Millisecond)
+	}()
 }
 
 // evalCheck is the eval loop between two statements: the main thread runs
