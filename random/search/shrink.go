@@ -256,6 +256,9 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 		}
 	}
 	counts("daemons", k.Daemons, func(c *schedule.Schedule, n int) { c.Sink.Daemons = n })
+	if k.GILDroppedMs > 0 {
+		add(func(c *schedule.Schedule) { c.Sink.GILDroppedMs = 0 })
+	}
 	counts("outside", k.Outside, func(c *schedule.Schedule, n int) { c.Sink.Outside = n })
 	texts := func(at func(c *schedule.Schedule) **schedule.Text) {
 		if *at(&s) == nil {

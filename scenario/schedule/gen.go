@@ -213,6 +213,11 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		if k.Stderr.Kind != StderrSlow && k.Stderr.Kind != StderrSignalWait {
 			k.Daemons = rapid.IntRange(0, 4).Draw(t, "daemons")
 		}
+		// The daemons' exit window widened: a Python write holds its line
+		// after it dropped the GIL (the verdict must not move).
+		if k.Daemons > 0 && rapid.IntRange(0, 3).Draw(t, "widened daemon window?") == 0 {
+			k.GILDroppedMs = 10
+		}
 	}
 	return s
 }

@@ -66,6 +66,11 @@ type Sink struct {
 	// Daemons: daemon threads that log through calls while the interpreter
 	// exits.
 	Daemons int `json:"daemons,omitempty"`
+	// GILDroppedMs widens the daemons' exit window: a Python write to
+	// sys.__stderr__ holds its line this many ms after it drops the GIL,
+	// before write(2) (failpoints.PythonWriteGILDropped; 0: none). A
+	// verdict must not move with it.
+	GILDroppedMs int `json:"gil_dropped_ms,omitempty"`
 }
 
 // The fd-2 kinds.
@@ -476,6 +481,8 @@ func (s *Sink) validateCounts() error {
 		return fmt.Errorf("outside %d (accepted: 0 to 512)", s.Outside)
 	case s.Daemons < 0 || s.Daemons > 4:
 		return fmt.Errorf("daemons %d (accepted: 0 to 4)", s.Daemons)
+	case s.GILDroppedMs < 0 || s.GILDroppedMs > 50:
+		return fmt.Errorf("gil_dropped_ms %d (accepted: 0 to 50)", s.GILDroppedMs)
 	}
 	return nil
 }
@@ -522,15 +529,19 @@ func (s Schedule) Failpoints() failpoints.Set {
 		return nil
 	}
 	st := s.Sink.Stderr
+	var set failpoints.Set
 	switch st.Kind {
 	case StderrSlow:
-		return failpoints.Set{{Name: failpoints.StreamWriteDelay, Terms: fmt.Sprintf("return(%d)", st.DelayMs)}}
+		set = failpoints.Set{{Name: failpoints.StreamWriteDelay, Terms: fmt.Sprintf("return(%d)", st.DelayMs)}}
 	case StderrOSError:
-		return failpoints.Set{{Name: failpoints.StreamWriteOSError, Terms: nthThenOn(st.K, "return(true)")}}
+		set = failpoints.Set{{Name: failpoints.StreamWriteOSError, Terms: nthThenOn(st.K, "return(true)")}}
 	case StderrInterrupt:
-		return failpoints.Set{{Name: failpoints.StreamWriteInterrupt, Terms: nthOnce(st.K, fmt.Sprintf("return(%q)", st.How))}}
+		set = failpoints.Set{{Name: failpoints.StreamWriteInterrupt, Terms: nthOnce(st.K, fmt.Sprintf("return(%q)", st.How))}}
 	}
-	return nil
+	if ms := s.Sink.GILDroppedMs; ms > 0 {
+		set = append(set, failpoints.Term{Name: failpoints.PythonWriteGILDropped, Terms: fmt.Sprintf("return(%d)", ms)})
+	}
+	return set
 }
 
 // nthThenOn fires from the k-th evaluation on; nthOnce at the k-th only.
@@ -561,6 +572,9 @@ func (s Schedule) Faults() int {
 	}
 	k := s.Sink
 	n := len(k.Threads) - 1 + k.Daemons
+	if k.GILDroppedMs > 0 {
+		n++
+	}
 	if k.FD2.Kind != FD2File {
 		n++
 	}

@@ -72,6 +72,14 @@ var rowSchedules = []matrixRow{
 		[]verdict.Verdict{verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.OK, verdict.OK}},
 	{"U3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":5,"size":250,"level":"E","cjk":true,"fails":true,"fail_chars":30}]}]}}`,
 		[]verdict.Verdict{verdict.BadEsc, verdict.BadEsc, verdict.BadEsc, verdict.OK, verdict.OK, verdict.OK}},
+	{"T1 +python-write-gil-dropped", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.13.7","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"daemons":2,"gil_dropped_ms":10}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.OK, verdict.Crash, verdict.OK, verdict.OK, verdict.OK}},
+	{"T2 +python-write-gil-dropped", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.13.8","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"daemons":2,"gil_dropped_ms":10}}`,
+		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"T3 +python-write-gil-dropped", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.14","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"daemons":2,"gil_dropped_ms":10}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK}},
+	{"T4 +python-write-gil-dropped", `{"family":"sink","policy":"logjam","platform":"macos","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"daemons":2,"gil_dropped_ms":10}}`,
+		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK}},
 	{"I1 stderr=unbuffered", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","buffering":"unbuffered","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}],"sigint":"line","sigint_at":3}}`,
 		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
 	{"U2 python=3.10", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.10","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I","fails":true,"fail_chars":43}]}]}}`,
@@ -88,16 +96,15 @@ var rowSchedules = []matrixRow{
 
 // rowsNotExpressed are the matrix rows no schedule can play, and why.
 var rowsNotExpressed = map[string]string{
-	"D1":      "the lines are logged by a failing backend load under its lock, not by a call (no load-failure path in a schedule)",
-	"D2":      "D1 with a slow sys.stderr: the same load-failure path",
-	"F2":      "a call that blocks forever holding the GIL, judged at the deadline: no schedule ends killed",
-	"I2":      "the reader resumes once the SIGINT has reached the model and the main thread waits for room again: a schedule's stall ends a fixed time after the first blocked write",
-	"I7":      "a second Ctrl-C: a schedule has one Ctrl-C source at most",
-	"T5":      "finalization destroys a backend whose lock a daemon holds: a schedule's daemons hold no lock at teardown",
-	"T6":      "T5 on the macos profile",
-	"U1":      "an exception message of invalid bytes: a schedule's failing call raises a message of three-byte characters",
-	"H0-H6":   "the harness rows test the watchdog and the runner (a probe failpoint, exit codes, signals, a grandchild), not the log path",
-	"widened": "the daemon family's rows with the exit window widened by a failpoint: a schedule has no such failpoint",
+	"D1":    "the lines are logged by a failing backend load under its lock, not by a call (no load-failure path in a schedule)",
+	"D2":    "D1 with a slow sys.stderr: the same load-failure path",
+	"F2":    "a call that blocks forever holding the GIL, judged at the deadline: no schedule ends killed",
+	"I2":    "the reader resumes once the SIGINT has reached the model and the main thread waits for room again: a schedule's stall ends a fixed time after the first blocked write",
+	"I7":    "a second Ctrl-C: a schedule has one Ctrl-C source at most",
+	"T5":    "finalization destroys a backend whose lock a daemon holds: a schedule's daemons hold no lock at teardown",
+	"T6":    "T5 on the macos profile",
+	"U1":    "an exception message of invalid bytes: a schedule's failing call raises a message of three-byte characters",
+	"H0-H6": "the harness rows test the watchdog and the runner (a probe failpoint, exit codes, signals, a grandchild), not the log path",
 }
 
 var _ = Describe("every matrix row the generator can express", func() {
