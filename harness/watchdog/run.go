@@ -167,7 +167,7 @@ var cpuWaitOf = cpuWait
 
 // MaxStarvedShare bounds how far the deadline moves for the time the child
 // waited for a CPU: at most this many deadlines more.
-const MaxStarvedShare = 3
+const MaxStarvedShare = 10
 
 // watch waits for the first thing that ends the run. The deadline counts
 // the time the child could run: when it passes, the time the child's
