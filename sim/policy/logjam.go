@@ -23,6 +23,10 @@ type logjamSink struct {
 	outside keep.Buffer // lines logged outside a call while fd 2 had no room or sys.stderr was replaced
 	lostN   int         // a daemon's lines that could not be written
 	lostB   int
+
+	// flushing: flushes that have taken outside's lines and not yet written
+	// them all; a line logged outside a call meanwhile waits behind them.
+	flushing int
 }
 
 func newLogjamSink(k *kit) *logjamSink {
@@ -84,12 +88,15 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		if t.HoldsGIL() {
 			wait = 0 // never block while holding the GIL
 		}
-		// Lines already kept process-wide go first: a later line never
-		// overtakes them on fd 2 (the ledger's order rule; random search
-		// found a thread's outside lines REORDERED once room came back
-		// between two of them).
+		// Lines already kept process-wide go first, those a flush has
+		// taken and not yet written too: a later line never overtakes them
+		// on fd 2 (the ledger's order rule; random search found a thread's
+		// outside lines REORDERED once room came back between two of them).
+		// A flush lets the GIL go before it takes the stdio lock: had its
+		// lines stopped counting when taken, whether this line or the
+		// flush got the stdio lock first would be the scheduler's.
 		p.mu.Lock()
-		backlog := p.outside.Count() > 0
+		backlog := p.outside.Count() > 0 || p.flushing > 0
 		p.mu.Unlock()
 		if !backlog && !p.rt.In.StderrReplaced() && p.tryDirect(t, l, wait, "outside a call: fd 2 took it") {
 			return
@@ -297,11 +304,19 @@ func (p *logjamSink) flushOutside(t *sim.Thread, why string) *sim.PyErr {
 	}
 	p.mu.Lock()
 	note, lines := p.outside.Take()
-	p.mu.Unlock()
 	tk := taken{note: note, lines: lines}
+	if !tk.empty() {
+		p.flushing++
+	}
+	p.mu.Unlock()
 	if tk.empty() {
 		return nil
 	}
+	defer func() {
+		p.mu.Lock()
+		p.flushing--
+		p.mu.Unlock()
+	}()
 	if !t.HoldsGIL() {
 		t.AcquireGIL()
 		defer t.ReleaseGIL()
