@@ -1,0 +1,60 @@
+package policy
+
+import (
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"logjam/sim"
+)
+
+// Outside a call, a logjam line waits behind the process-wide kept lines a
+// flush has taken and not yet written, as it waits behind those still kept:
+// the flush lets the GIL go before it takes the stdio lock, so a line that
+// went to fd 2 meanwhile could overtake the flushed ones (REORDERED).
+func TestAnOutsideLineWaitsBehindLinesAFlushHasTaken(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	saved, err := unix.Dup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Dup2(int(null.Fd()), 2); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) }()
+
+	mk, err := ByName("logjam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
+	line := func(seq int) sim.Line {
+		return sim.Line{Seq: seq, Level: sim.Info, Bytes: []byte("I 00:00:01.000001 executorch:module.cpp:58] outside a call\n")}
+	}
+	kept := func() int {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.outside.Count()
+	}
+	p.Emit(rt.Main, line(1))
+	if n := kept(); n != 0 {
+		t.Fatalf("with fd 2 taking everything and nothing kept, a line outside a call was kept (%d kept)", n)
+	}
+	// A flush has taken the kept lines (flushOutside) and not yet written them.
+	p.mu.Lock()
+	p.flushing++
+	p.mu.Unlock()
+	p.Emit(rt.Main, line(2))
+	if n := kept(); n != 1 {
+		t.Fatalf("a line outside a call went to fd 2 while a flush had taken earlier lines and not yet written them (%d kept, want 1)", n)
+	}
+}
