@@ -1,6 +1,8 @@
 package calibrate
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +16,7 @@ import (
 func TestEveryScenarioIsCalibratedOrNamed(t *testing.T) {
 	named := map[string]bool{}
 	for _, r := range Rows {
-		if _, err := scenario.Lookup(r.ID); err != nil {
+		if _, err := r.Contract(); err != nil {
 			t.Errorf("row %s: %v", r.ID, err)
 		}
 		named[r.ID] = true
@@ -71,6 +73,45 @@ func TestLimitForMatchesOnlyWhatItNames(t *testing.T) {
 	for _, c := range [][4]string{{"T1", "fd2", Buffered, "LOST"}, {"T1", "buffered", Unbuffered, "LOST"}, {"T1", "buffered", Buffered, "HANG"}, {"I2", "buffered", Buffered, "LOST"}} {
 		if l := LimitFor(c[0], c[1], c[2], "3.12.1", verdict.Verdict(c[3])); l != nil {
 			t.Errorf("%v: limit %s accepts it", c, l.ID)
+		}
+	}
+}
+
+// A random-found row plays the very schedule suites/random keeps for it
+// (read as text: the suite is above this package), and the schedule takes
+// every interpreter version and stderr profile the calibration puts in.
+func TestRandomFoundRowsAreTheSuitesSchedules(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "suites", "random", "findings_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range Rows {
+		if r.Schedule == "" {
+			continue
+		}
+		n++
+		if !strings.Contains(string(src), "{\""+r.ID+"\", ") || !strings.Contains(string(src), "`"+r.Schedule+"`") {
+			t.Errorf("row %s: its schedule is not suites/random's row %s", r.ID, r.ID)
+		}
+		for _, py := range []string{"3.10.13", "3.11.2", "3.13.0"} {
+			for _, prof := range []string{Buffered, Unbuffered} {
+				if _, ok, err := r.ScheduleFor("pystderr", py, prof); !ok || err != nil {
+					t.Errorf("row %s on %s %q: %v", r.ID, py, prof, err)
+				}
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d random-found rows, want RF1-RF4", n)
+	}
+}
+
+// A row that plays some policies only says why the others are left out.
+func TestLeftOutPoliciesAreNamed(t *testing.T) {
+	for _, r := range Rows {
+		if (r.Policies == nil) != (r.LeftOut == "") {
+			t.Errorf("row %s: Policies %v without LeftOut %q (or the reverse)", r.ID, r.Policies, r.LeftOut)
 		}
 	}
 }

@@ -52,7 +52,7 @@ type Options struct {
 // alike. The outcome is a cell.Outcome whose Python is the interpreter's
 // version.
 func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, variant, profile string, o Options) (*cell.Outcome, error) {
-	info, err := scenario.Lookup(row.ID)
+	contract, err := row.Contract()
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +80,9 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = childEnv(dir, variant, profile)
+	if row.Schedule != "" {
+		cmd.Env = append(cmd.Env, "LOGJAM_SCHEDULE="+row.Schedule)
+	}
 	cmd.Stderr = fd2.Child()
 	deadline := row.Deadline
 	if deadline == 0 {
@@ -125,7 +128,7 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	}
 	b, ferr := fd2.Collect()
 	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: profile, Variant: variant}}
-	out := cell.Observe(spec, info.Contract, res, b, ferr)
+	out := cell.Observe(spec, contract, res, b, ferr)
 	if out.Observed == verdict.Crash && res.Signal == "SIGABRT" && threw(res.Events) {
 		out.Reason += "; pythonbuf threw out of the noexcept ostream::sentry destructor (std::terminate)"
 	}
@@ -148,7 +151,7 @@ func childEnv(dir, variant, profile string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "PYTHON") || k == "LOGJAM_VARIANT" || k == "GO_FAILPOINTS" {
+		if strings.HasPrefix(k, "PYTHON") || k == "LOGJAM_VARIANT" || k == "LOGJAM_SCHEDULE" || k == "GO_FAILPOINTS" {
 			continue
 		}
 		env = append(env, kv)

@@ -181,22 +181,22 @@ class FD2Capture:
     kept, a daemon forwarder thread: os.read(pipe, chunk), then the text to
     a Python stream (needs the GIL), then the bytes to the saved fd."""
 
-    def __init__(self, style):
-        self.chunk = 1000 if style == "ipykernel" else 1024
+    def __init__(self, style, capacity=4096, chunk=None):
+        self.chunk = chunk or (1000 if style == "ipykernel" else 1024)
         if style == "ipykernel":
             self.sink = Capture(name="OutStream")
             sys.stderr = self.sink
         else:
             self.sink = Capture(name="wurlitzer sink")
         r, w = os.pipe()
-        fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ
+        fcntl.fcntl(w, 1031, capacity)  # F_SETPIPE_SZ
         self.saved = os.dup(2)
         os.dup2(w, 2)
         os.close(w)
         self.r = r
         self.t = threading.Thread(target=self.forward, name=style + " forwarder", daemon=True)
         self.t.start()
-        emit("capture-fd2", style=style, chunk=self.chunk, pipe=4096, forwarder=self.t.name)
+        emit("capture-fd2", style=style, chunk=self.chunk, pipe=capacity, forwarder=self.t.name)
 
     def forward(self):
         while True:
@@ -403,6 +403,104 @@ def row_T1():
         ev.wait()
 
 
+# ---------------------------------------------------------------- random-found rows
+# RF1-RF4: the schedule (LOGJAM_SCHEDULE, scenario/schedule's JSON) played
+# as sim/programs/random.go plays it: fd 2 captured or not, sys.stderr, the
+# threads' calls (natively, back to back: ext.run_calls), the lines outside
+# any call, the capture closed, daemon threads at exit. A schedule using
+# anything else is refused (exit 2): only what the rows need is played.
+
+PLAYED = {"family", "policy", "platform", "python", "buffering", "sink"}
+PLAYED_SINK = {"fd2", "stderr", "threads", "outside", "daemons"}
+PLAYED_CALL = {"backend", "lines", "size", "level", "cjk", "wait_for"}
+
+
+def refuse(what):
+    print("run_row.py: schedule: %s is not played for real" % what, flush=True)
+    sys.exit(2)
+
+
+def row_R():
+    sched = json.loads(os.environ["LOGJAM_SCHEDULE"])
+    for k in set(sched) - PLAYED:
+        refuse(k)
+    k = sched["sink"]
+    for key in set(k) - PLAYED_SINK:
+        refuse(key)
+    fd2 = k["fd2"]
+    capture = None
+    if fd2["kind"] in ("ipykernel", "wurlitzer"):
+        capture = FD2Capture(fd2["kind"], fd2.get("capacity", 4096), fd2.get("chunk"))
+    elif fd2["kind"] != "file" or set(fd2) - {"kind"}:
+        refuse("fd2 " + json.dumps(fd2))
+    st = k["stderr"]
+    if st["kind"] == "captured":
+        sys.stderr = Capture()
+    elif st["kind"] == "oserror" and st.get("k", 1) == 1:
+        sys.stderr = Capture(fault="oserror", once=False)  # every write raises
+    elif st["kind"] != "original":
+        refuse("stderr " + json.dumps(st))
+    threads = k["threads"]
+    for t in threads:
+        if set(t) - {"calls"}:
+            refuse("a thread's " + ",".join(sorted(set(t) - {"calls"})))
+        for c in t["calls"] or []:
+            if set(c) - PLAYED_CALL:
+                refuse("a call's " + ",".join(sorted(set(c) - PLAYED_CALL)))
+    tids = [ext.tid()] + [0] * (len(threads) - 1)
+    started = [threading.Event() for _ in threads]
+
+    def calls(i):
+        return [(c["backend"], c["lines"], c["size"], c["level"], bool(c.get("cjk")),
+                 tids[c["wait_for"] - 1] if c.get("wait_for") else 0)
+                for c in threads[i]["calls"] or []]
+
+    def run(i):
+        tids[i] = ext.tid()
+        started[i].set()
+        ext.run_calls(False, calls(i), [])
+
+    ts = []
+    for i in range(1, len(threads)):
+        t = threading.Thread(target=run, args=(i,), name="T%d" % i)
+        t.start()
+        started[i].wait()
+        ts.append(t)
+    askers = [tids[i] for i in range(1, len(threads)) if threads[i]["calls"]]
+    ext.run_calls(True, calls(0), askers)
+    for t in ts:
+        t.join()
+    ext.log_outside(k.get("outside", 0), 73)  # sim.Filler(i, 73): a 128-byte line
+    if capture:
+        capture.close()
+    if k.get("daemons"):
+        daemons_at_exit(k["daemons"])
+
+
+def daemons_at_exit(n):
+    # as T1: daemon threads loop through calls (3 lines each) while the
+    # interpreter exits; the script ends once each has made one call.
+    started = []
+
+    def daemon(ev):
+        first = True
+        while True:
+            call("execute", ext.execute_logging, "I", 3, 80, -1)
+            if first:
+                first = False
+                ev.set()
+
+    for i in range(n):
+        ev = threading.Event()
+        threading.Thread(target=daemon, args=(ev,), name="daemon-%d" % (i + 1), daemon=True).start()
+        started.append(ev)
+    for ev in started:
+        ev.wait()
+
+
+row_RF1 = row_RF2 = row_RF3 = row_RF4 = row_R
+
+
 # ---------------------------------------------------------------- lazy init
 # A pure-Python replica of torch.cuda._lazy_call / _lazy_init in four
 # variants (docs/FACTS.md). A hang is a real self-deadlock on a non-reentrant
@@ -547,7 +645,7 @@ def finish():
     except BaseException as e:  # an atexit callback's exception is reported
         emit("exception", thread=tname(), call="atexit", type=type(e).__name__, text=str(e))
     for _ in range(ext.sigint_arrivals()):
-        emit("signal", signal="SIGINT")
+        emit("signal", signal="SIGINT", tid=ext.sigint_tid())
     for c in CAPTURES:
         emit("capture", **c.report())
     emit("exit", code=0)

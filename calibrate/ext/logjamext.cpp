@@ -769,8 +769,10 @@ PyObject *m_abort(PyObject *, PyObject *) {  // the delegate aborts (no fatal li
 
 // count real SIGINT arrivals: wrap Python's C handler (PyErr_SetInterrupt
 // does not go through it). Call after the last signal.signal().
+std::atomic<long> g_sigint_tid{0};  // the thread the kernel ran the last SIGINT's handler on
 void counting_handler(int sig, siginfo_t *info, void *uc) {
   g_sigint_arrivals++;
+  g_sigint_tid.store(gettid_());
   if (g_py_sigint.sa_flags & SA_SIGINFO) g_py_sigint.sa_sigaction(sig, info, uc);
   else if (g_py_sigint.sa_handler != SIG_DFL && g_py_sigint.sa_handler != SIG_IGN) g_py_sigint.sa_handler(sig);
 }
@@ -788,6 +790,7 @@ PyObject *m_hook_sigint(PyObject *, PyObject *) {
 }
 
 PyObject *m_sigint_arrivals(PyObject *, PyObject *) { return PyLong_FromLong(g_sigint_arrivals.load()); }
+PyObject *m_sigint_tid(PyObject *, PyObject *) { return PyLong_FromLong(g_sigint_tid.load()); }
 
 // ---------------------------------------------------------------- watchers
 // Native threads (no GIL) standing where the parent would watch the child.
@@ -1004,6 +1007,165 @@ PyObject *m_block_forever(PyObject *, PyObject *) {
   Py_RETURN_NONE;
 }
 
+// ---------------------------------------------------------------- schedules
+// A random-found row (RF*) played for real: run_row.py's row_R reads the
+// schedule; each Python thread's calls run here natively, back to back, so
+// no bytecode (and so no switch interval) lies between them: a thread lets
+// the GIL go only where its sink does (a Python write, a released flush).
+
+std::mutex g_sched_backends[2];  // the schedule's two backends, each its own lock L
+const char *const g_sched_backend_names[2] = {"xnnpack", "vulkan"};
+std::mutex g_gate_mu;
+std::condition_variable g_gate_cv;
+bool g_main_began = false;       // MainThread's calls have begun
+std::atomic<int> g_gated{0};     // threads with calls waiting at the gate (no GIL)
+std::atomic<int> g_asking{0};    // threads that now ask for the GIL
+
+// asleep: thread tid sleeps (state S or D), or has ended.
+bool asleep(long tid) {
+  std::string st = read_file("/proc/self/task/" + std::to_string(tid) + "/stat");
+  if (st.empty()) return true;  // ended
+  size_t r = st.rfind(')');
+  return r != std::string::npos && r + 2 < st.size() && (st[r + 2] == 'S' || st[r + 2] == 'D');
+}
+
+// message: line n of a call, as sim/programs' message(): ASCII filler
+// ("delegate trace N " then letters) or three-byte characters after a
+// one-byte prefix, cut at size bytes (et_log trims a cut character).
+std::string sched_message(int n, int size, bool cjk) {
+  std::string b;
+  if (cjk) {
+    b = std::to_string(n) + " ";
+    for (int i = 0; i < size / 3 + 1; i++) b += "\xe9\x94\x99";  // 错
+    return b.substr(0, (size_t)size);
+  }
+  b = "delegate trace " + std::to_string(n) + " ";
+  for (int j = 0; (int)b.size() < size; j++) b += (char)('a' + (n + j) % 26);
+  return b;
+}
+
+// report_exception: a call's exception, reported as call_named reports it,
+// then cleared (the script caught it).
+void report_exception(const char *call) {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  PyErr_NormalizeException(&t, &v, &tb);
+  std::string type = t && PyType_Check(t) ? ((PyTypeObject *)t)->tp_name : "?";
+  std::string text;
+  if (PyObject *str = v ? PyObject_Str(v) : nullptr) {
+    if (PyObject *b = PyUnicode_AsEncodedString(str, "utf-8", "backslashreplace")) {
+      text.assign(PyBytes_AsString(b), (size_t)PyBytes_Size(b));
+      Py_DECREF(b);
+    }
+    Py_DECREF(str);
+  }
+  PyErr_Clear();
+  emit("exception", "\"thread\":" + jstr(ts.name) + ",\"call\":" + jstr(call) + ",\"type\":" + jstr(type) + ",\"text\":" + jtext(text));
+  Py_XDECREF(t);
+  Py_XDECREF(v);
+  Py_XDECREF(tb);
+}
+
+// run_calls(is_main, calls, askers): thread's calls, each a binding call
+// (enter; its backend's lock L taken with the GIL held; wait_tid: wait,
+// holding both, until that thread sleeps or has ended, the model's seeded
+// switch point; the lines; L let go; leave). calls: tuples (backend, lines,
+// size, level, cjk, wait_tid).
+//
+// The GIL's order, as the model's FIFO handoff: a thread other than
+// MainThread asks for the GIL only once MainThread's calls have begun, and
+// MainThread begins only once every asker sleeps in the GIL's wait a second
+// time (its first timed wait ran out, so it has asked MainThread to drop
+// the GIL: CPython's forced switch then hands the GIL to it at
+// MainThread's first release, whatever the scheduler does).
+PyObject *m_run_calls(PyObject *, PyObject *args) {
+  int is_main;
+  PyObject *calls, *askers;
+  if (!PyArg_ParseTuple(args, "pOO", &is_main, &calls, &askers)) return NULL;
+  name_thread();
+  struct Call { int backend, lines, size; char level; bool cjk; long wait_tid; };
+  std::vector<Call> cs;
+  for (Py_ssize_t i = 0; i < PySequence_Size(calls); i++) {
+    PyObject *c = PySequence_GetItem(calls, i);
+    Call k{};
+    const char *lvl;
+    int cjk;
+    if (!c || !PyArg_ParseTuple(c, "iiispl", &k.backend, &k.lines, &k.size, &lvl, &cjk, &k.wait_tid)) { Py_XDECREF(c); return NULL; }
+    Py_DECREF(c);
+    if (k.backend < 0 || k.backend > 1) { PyErr_SetString(PyExc_ValueError, "backend 0 or 1"); return NULL; }
+    k.level = lvl[0];
+    k.cjk = cjk;
+    cs.push_back(k);
+  }
+  std::vector<long> ask;
+  for (Py_ssize_t i = 0; i < PySequence_Size(askers); i++) {
+    PyObject *o = PySequence_GetItem(askers, i);
+    ask.push_back(o ? PyLong_AsLong(o) : 0);
+    Py_XDECREF(o);
+  }
+  if (PyErr_Occurred()) return NULL;
+  if (is_main) {
+    {
+      // every asker waits at the gate, without the GIL, before it opens
+      PyThreadState *st = PyEval_SaveThread();
+      while (g_gated.load() < (int)ask.size()) nap();
+      PyEval_RestoreThread(st);
+      std::lock_guard<std::mutex> g(g_gate_mu);
+      g_main_began = true;
+    }
+    g_gate_cv.notify_all();
+    // GIL held: each asker blocks in take_gil; wait for its second sleep there.
+    for (long tid : ask) {
+      while (g_asking.load() < (int)ask.size()) nap();
+      long first = -1;
+      for (;;) {
+        if (asleep(tid)) {
+          long v = voluntary_switches(tid);
+          if (first < 0) first = v;
+          else if (v > first) break;
+        }
+        nap();
+      }
+    }
+    emit("observed", "\"thread\":\"MainThread\",\"waits\":\"nothing\",\"then\":\"its calls begin; " + std::to_string(ask.size()) + " thread(s) asked for the GIL\"");
+  } else if (!cs.empty()) {
+    PyThreadState *st = PyEval_SaveThread();
+    g_gated++;
+    {
+      std::unique_lock<std::mutex> g(g_gate_mu);
+      g_gate_cv.wait(g, [] { return g_main_began; });
+    }
+    g_asking++;
+    PyEval_RestoreThread(st);
+    emit("observed", "\"thread\":" + jstr(ts.name) + ",\"waits\":\"nothing\",\"then\":\"got the GIL\"");
+  }
+  for (const Call &k : cs) {
+    if (!in_call()) ts.errs.clear();
+    logjam::enter();
+    {
+      std::lock_guard<std::mutex> L(g_sched_backends[k.backend]);
+      if (k.wait_tid > 0) {
+        while (!asleep(k.wait_tid)) nap();
+        emit("observed", "\"thread\":" + jstr(ts.name) + ",\"waits\":\"until thread " + std::to_string(k.wait_tid) + " sleeps\",\"then\":\"logs\"");
+      }
+      for (int n = 0; n < k.lines; n++)
+        et_log(k.level, std::string(g_sched_backend_names[k.backend]) + "_backend.cpp", 211, sched_message(n, k.size, k.cjk));
+    }
+    if (!logjam::leave()) report_exception("execute");
+  }
+  Py_RETURN_NONE;
+}
+
+// log_outside(n, size): n lines outside any call, GIL held throughout (a
+// destructor's), as the model's outside lines.
+PyObject *m_log_outside(PyObject *, PyObject *args) {
+  int n, size;
+  if (!PyArg_ParseTuple(args, "ii", &n, &size)) return NULL;
+  name_thread();
+  for (int i = 0; i < n; i++) et_log('I', "module.cpp", 58, sched_message(i, size, false));
+  Py_RETURN_NONE;
+}
+
 PyMethodDef methods[] = {
     {"b_progress", m_b_progress, METH_NOARGS, ""},
     {"block_forever", m_block_forever, METH_NOARGS, ""},
@@ -1023,11 +1185,14 @@ PyMethodDef methods[] = {
     {"abort", m_abort, METH_NOARGS, ""},
     {"hook_sigint", m_hook_sigint, METH_NOARGS, ""},
     {"sigint_arrivals", m_sigint_arrivals, METH_NOARGS, ""},
+    {"sigint_tid", m_sigint_tid, METH_NOARGS, "the thread the last SIGINT's C handler ran on"},
     {"watch", m_watch, METH_VARARGS, ""},
     {"execute_logging", m_execute_logging, METH_VARARGS, ""},
     {"watch_d1", m_watch_d1, METH_VARARGS, ""},
     {"watch_i7", m_watch_i7, METH_VARARGS, ""},
     {"call_over", m_call_over, METH_NOARGS, ""},
+    {"run_calls", m_run_calls, METH_VARARGS, "run_calls(is_main, calls, askers)"},
+    {"log_outside", m_log_outside, METH_VARARGS, "log_outside(n, size)"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "logjamext", "log-sink policies at the C-API level", -1, methods,

@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -308,6 +309,11 @@ var (
 	Bufferings   = []string{"", "unbuffered"}
 )
 
+// patchRelease is an exact CPython release the model knows (3.10.Z to
+// 3.15.Z): the real calibration replays a schedule on the interpreter it
+// has (3.11.7, 3.13.0), which random search never draws.
+var patchRelease = regexp.MustCompile(`^3\.1[0-5]\.[0-9]{1,2}$`)
+
 // Validate checks the schedule's shape and bounds; a schedule that passes
 // can be played.
 func (s Schedule) Validate() error {
@@ -315,8 +321,8 @@ func (s Schedule) Validate() error {
 	if !slices.Contains(Platforms, s.Platform) {
 		return bad("platform %q (accepted: %s)", s.Platform, strings.Join(Platforms, ", "))
 	}
-	if !slices.Contains(Pythons, s.Python) {
-		return bad("python %q (accepted: %s)", s.Python, strings.Join(Pythons, ", "))
+	if !slices.Contains(Pythons, s.Python) && !patchRelease.MatchString(s.Python) {
+		return bad("python %q (accepted: %s, or a release 3.10.Z to 3.15.Z)", s.Python, strings.Join(Pythons, ", "))
 	}
 	if !slices.Contains(Bufferings, s.Buffering) {
 		return bad("buffering %q (accepted: unbuffered, or none for buffered)", s.Buffering)

@@ -442,16 +442,20 @@ inline void write_all(const char *p, size_t len) {
 inline size_t write_bounded(const std::string &b, int wait_ms) {
   size_t n = try_write(b.data(), b.size());
   if (n == b.size()) return n;
-  Kind k = kind();
+  // No room now: wait for it with poll on fd 2 itself, whatever fd 2 is (a
+  // pipe's or socket's room, a tty's POLLOUT; a file is never here: "no
+  // room" from a file is not believed), EINTR polling again for what is
+  // left: no fstat on this path, which a drained small pipe takes often.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   while (n < b.size()) {
-    int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left < 0) left = 0;
     bool r;
-    if (k == Kind::Pipe || k == Kind::Socket) r = room(left, k);
-    else {
+    for (;;) {
+      int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       struct pollfd q = {2, POLLOUT, 0};
-      r = poll(&q, 1, left) > 0 && (q.revents & (POLLOUT | POLLERR | POLLHUP));
+      int p = poll(&q, 1, left < 0 ? 0 : left);
+      if (p < 0 && errno == EINTR) continue;
+      r = p > 0 ? (q.revents & (POLLOUT | POLLERR | POLLHUP)) != 0 : p < 0;  // an error other than EINTR: write and see
+      break;
     }
     if (!r) return n;
     size_t m = try_write(b.data() + n, b.size() - n);
