@@ -45,7 +45,8 @@ func copyModule(t *testing.T, root string) string {
 	return dst
 }
 
-// Two focused runs at once in one tree, beside the last full matrix: each
+// Two focused runs at once in one tree, beside the last full matrix (one
+// with a line per cell, -v, the other with the count): each
 // finishes with complete reports in a folder of its own, reports/latest
 // still points at the full matrix, and reports/latest-focus at one of the
 // two.
@@ -69,7 +70,11 @@ func TestTwoRunsAtOnceAndAFocusedRunLeaveTheFullMatrixIntact(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(logjamBin, "chaos", "-focus", `H3 `)
+			args := []string{"chaos", "-focus", `H3 `}
+			if i == 0 {
+				args = append(args, "-v") // a line per cell
+			}
+			cmd := exec.Command(logjamBin, args...)
 			cmd.Dir = root
 			out, err := cmd.CombinedOutput()
 			outs[i], errs[i] = string(out), err
@@ -79,6 +84,8 @@ func TestTwoRunsAtOnceAndAFocusedRunLeaveTheFullMatrixIntact(t *testing.T) {
 	for i := range outs {
 		g.Expect(errs[i]).NotTo(HaveOccurred(), "run %d:\n%s", i, outs[i])
 	}
+	g.Expect(outs[0]).To(MatchRegexp(`(?m)^logjam: \[1/1\] harness H3 \[verdict\] FAILED as expected$`), "-v: a line per cell")
+	g.Expect(outs[1]).To(MatchRegexp(`(?m)^logjam: \[1/1\] specs done, 0 not as expected$`), "off a terminal: the count")
 	runs, _ := filepath.Glob(filepath.Join(root, "reports", "runs", "*-focus-H3"+"*"))
 	g.Expect(runs).To(HaveLen(2), "each run its own folder:\n%s\n%s", outs[0], outs[1])
 	for _, dir := range runs {

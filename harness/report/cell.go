@@ -42,6 +42,9 @@ type Cell struct {
 	// passed. A spec that failed outside any cell is a row of its own
 	// (SpecRow) with its message here.
 	Failure string `json:"failure,omitempty"`
+	// Entry is where the cell is declared: its Entry's file (from the
+	// module root) and line, where a wrong expected verdict is fixed.
+	Entry string `json:"entry,omitempty"`
 }
 
 // Evidence is what a cell's verdict rests on.

@@ -100,6 +100,9 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 func evidenceText(c Cell, r Repeated) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", c.Name, c.Expected, c.Outcome())
+	if c.Entry != "" {
+		fmt.Fprintf(&b, "declared at %s\n", c.Entry)
+	}
 	if c.Failure != "" {
 		fmt.Fprintf(&b, "failed check: %s\n", c.Failure)
 	}

@@ -26,7 +26,7 @@ func RenderText(w io.Writer, m Matrix) int {
 		}
 		byFamily[c.Family] = append(byFamily[c.Family], c)
 	}
-	var reruns, failed []string
+	var reruns, failed, entries []string
 	notRun := 0
 	for _, f := range families {
 		cs := byFamily[f]
@@ -57,6 +57,9 @@ func RenderText(w io.Writer, m Matrix) int {
 				}
 				if c.Rerun != "" {
 					reruns = append(reruns, c.Rerun)
+				}
+				if c.Entry != "" && !c.VerdictMatches() {
+					entries = append(entries, fmt.Sprintf("%s: %s %s: expected %s, observed %s", c.Entry, c.Family, c.Name, c.Expected, c.Observed))
 				}
 			}
 			if rt := c.RealText(); rt != "" {
@@ -111,6 +114,9 @@ func RenderText(w io.Writer, m Matrix) int {
 	}
 	for _, f := range failed {
 		fmt.Fprintln(w, f)
+	}
+	for _, e := range entries {
+		fmt.Fprintln(w, e)
 	}
 	for _, r := range reruns {
 		fmt.Fprintf(w, "rerun: %s\n", r)

@@ -27,7 +27,7 @@ import (
 	"logjam/internal/shard"
 )
 
-const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID]"
+const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-v]"
 
 // chaosOptions are logjam chaos's flags, checked before anything runs.
 type chaosOptions struct {
@@ -43,12 +43,14 @@ type chaosOptions struct {
 	// this run's own folder when it ends; "" with -out.
 	pointer string
 	runID   string
+	verbose bool // a line per cell
 }
 
 // chaosFlags are logjam chaos's flags as given, before they are checked.
 type chaosFlags struct {
 	profile, focus, shard, out, runID *string
 	procs, slots, repeat              *int
+	verbose                           *bool
 }
 
 func newChaosFlags() (*flag.FlagSet, chaosFlags) {
@@ -63,6 +65,7 @@ func newChaosFlags() (*flag.FlagSet, chaosFlags) {
 		out:     fs.String("out", "", "reports directory (default: reports/ at the module root)"),
 		repeat:  fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)"),
 		runID:   fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)"),
+		verbose: fs.Bool("v", false, "a line per cell as it ends (default: on a terminal a status line updated in place, elsewhere a count every 5 s; a cell not as expected always gets its line)"),
 	}
 }
 
@@ -104,7 +107,7 @@ func parseChaos(args []string) (chaosOptions, error) {
 			return o, err
 		}
 	}
-	o.root, o.focus, o.procs, o.slots, o.runID = filepath.Dir(cfgPath), *focus, *procs, *slots, *runID
+	o.root, o.focus, o.procs, o.slots, o.runID, o.verbose = filepath.Dir(cfgPath), *focus, *procs, *slots, *runID, *f.verbose
 	if *out != "" {
 		o.out, _ = filepath.Abs(*out)
 	} else {
@@ -230,8 +233,13 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	}
 
 	fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
-	tty := isTerminal(w)
-	var mu sync.Mutex
+	// Each suite process appends a line per spec that ends to a file in
+	// logs/; followed here, it is the per-cell progress (progress.go).
+	progressPath := filepath.Join(o.out, "logs", "progress.jsonl")
+	env = append(env, ProgressEnv+"="+progressPath)
+	prog := newCellProgress(w, o.verbose, o.prof.Repeat)
+	stopFollowing := make(chan struct{})
+	followed := followProgress(progressPath, prog, stopFollowing)
 	var wg sync.WaitGroup
 	runs := make([]familyRun, len(fams))
 	for i, fam := range fams {
@@ -240,12 +248,13 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 			defer wg.Done()
 			fr := runFamily(o, fam, strings.TrimSpace(string(ginkgoBin)), bins[fam], env, st)
 			runs[i] = fr
-			mu.Lock()
-			defer mu.Unlock()
-			progress(w, tty, fr)
+			prog.println(familyLine(prog.tty, fr))
 		}()
 	}
 	wg.Wait()
+	close(stopFollowing)
+	<-followed
+	prog.end()
 
 	var cells []report.Cell
 	for _, fr := range runs {
@@ -376,9 +385,9 @@ func repeatOutcome(fam string, r int, js, logPath string, runErr error, interrup
 	return cells
 }
 
-// progress prints one family's line: cells, as expected, not, seconds;
+// familyLine is one family's line: cells, as expected, not, seconds;
 // colour only on a terminal.
-func progress(w io.Writer, tty bool, fr familyRun) {
+func familyLine(tty bool, fr familyRun) string {
 	fams := report.Group(fr.cells)
 	t := report.Count(fams)
 	not := fmt.Sprintf("%d not", t.Not)
@@ -392,7 +401,7 @@ func progress(w io.Writer, tty bool, fr familyRun) {
 		}
 		not = colour + not + "\x1b[0m"
 	}
-	fmt.Fprintf(w, "logjam: %-9s %3d cells, %3d as expected, %s, %.1f s\n", fr.name, t.Cells, t.AsExpected, not, fr.seconds)
+	return fmt.Sprintf("logjam: %-9s %3d cells, %3d as expected, %s, %.1f s", fr.name, t.Cells, t.AsExpected, not, fr.seconds)
 }
 
 func isTerminal(w io.Writer) bool {

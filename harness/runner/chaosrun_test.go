@@ -127,14 +127,12 @@ func TestProgressLineHasNoColourOffATerminal(t *testing.T) {
 		{Name: "D1 a", Family: "deadlock", Expected: "HANG", Observed: "HANG"},
 		{Name: "D1 b", Family: "deadlock", Expected: "OK", Observed: "LOST"},
 	}}
-	var plain, tty bytes.Buffer
-	progress(&plain, false, fr)
-	progress(&tty, true, fr)
-	if want := "logjam: deadlock    2 cells,   1 as expected, 1 not, 1.2 s\n"; plain.String() != want {
-		t.Errorf("off a terminal: %q, want %q", plain.String(), want)
+	plain, tty := familyLine(false, fr), familyLine(true, fr)
+	if want := "logjam: deadlock    2 cells,   1 as expected, 1 not, 1.2 s"; plain != want {
+		t.Errorf("off a terminal: %q, want %q", plain, want)
 	}
-	if !strings.Contains(tty.String(), "\x1b[31m1 not\x1b[0m") {
-		t.Errorf("on a terminal: %q has no red count", tty.String())
+	if !strings.Contains(tty, "\x1b[31m1 not\x1b[0m") {
+		t.Errorf("on a terminal: %q has no red count", tty)
 	}
 	var f bytes.Buffer
 	null, err := os.Open(os.DevNull)

@@ -3,6 +3,7 @@ package suitekit
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -32,8 +33,12 @@ func checkCatalogue(fam string) {
 	if len(want) == 0 {
 		return // not a family of the catalogue (calibrate replays the others' rows)
 	}
-	ginkgo.ReportAfterSuite("the catalogue's "+fam+" scenarios and this suite's cells agree", func(r ginkgo.Report) {
-		if msg := catalogueMismatch(fam, want, r.SpecReports); msg != "" {
+	ginkgo.ReportAfterSuite("the catalogue's "+fam+" scenarios and this suite's cells agree, each declared in the suite's files", func(r ginkgo.Report) {
+		msg := catalogueMismatch(fam, want, r.SpecReports)
+		if where := elsewhere(fam, r.SpecReports); where != "" {
+			msg = strings.TrimPrefix(msg+"; "+where, "; ")
+		}
+		if msg != "" {
 			ginkgo.Fail(msg)
 		}
 	})
@@ -70,4 +75,25 @@ func catalogueMismatch(fam string, want []string, specs types.SpecReports) strin
 		msg = append(msg, fmt.Sprintf("the %s suite plays %s, a scenario of %s", fam, id, stray[id]))
 	}
 	return strings.Join(msg, "; ")
+}
+
+// elsewhere names the specs of fam whose location is not a line of the
+// suite's own files (suites/<fam>/*_test.go): a cell built by a helper
+// that does not pass its caller's line on, so that Ginkgo would show the
+// helper's line above a failure instead of the Entry's ("" when none).
+func elsewhere(fam string, specs types.SpecReports) string {
+	var out []string
+	for _, sr := range specs {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		f := sr.LeafNodeLocation.FileName
+		if filepath.Base(filepath.Dir(f)) != fam || !strings.HasSuffix(f, "_test.go") {
+			out = append(out, fmt.Sprintf("%s is declared at %s, not in the %s suite's files", sr.LeafNodeText, sr.LeafNodeLocation, fam))
+		}
+	}
+	if len(out) > 3 {
+		out = append(out[:3], fmt.Sprintf("and %d more", len(out)-3))
+	}
+	return strings.Join(out, "; ")
 }

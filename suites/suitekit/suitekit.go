@@ -61,6 +61,7 @@ func RunSuite(t *testing.T, fam string) {
 	}
 	Profile, family = prof, fam
 	checkCatalogue(fam)
+	sendProgress(fam)
 	RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, fam+" suite", ginkgo.Label(fam))
 }
@@ -166,8 +167,9 @@ func CheckAs(ctx ginkgo.SpecContext, id string, spec cell.Spec, expected verdict
 	if err != nil {
 		out = cell.Errored(spec, err) // a row of its own, never a vanished cell
 	}
-	name := ginkgo.CurrentSpecReport().LeafNodeText
-	c := report.Cell{ID: id, Name: name, Family: family, Cell: out.Cell,
+	sr := ginkgo.CurrentSpecReport()
+	name := sr.LeafNodeText
+	c := report.Cell{ID: id, Name: name, Family: family, Cell: out.Cell, Entry: entryAt(sr.LeafNodeLocation),
 		Failpoints: spec.Failpoints.Env(),
 		Expected:   expected, Observed: out.Observed, Ms: out.Ms,
 		Rerun:    report.Rerun(family, name, Profile.Name, Profile.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
@@ -192,8 +194,29 @@ func CheckAs(ctx ginkgo.SpecContext, id string, spec cell.Spec, expected verdict
 	return out
 }
 
+// entryAt is a spec's location from the module root: for a cell, the line
+// of its Entry (Cell and Row give it the caller's line), which Ginkgo
+// shows above the failure; the assertion's own line is the table body's,
+// shared by every row.
+func entryAt(loc types.CodeLocation) string {
+	if loc.FileName == "" {
+		return ""
+	}
+	file := loc.FileName
+	if rel, err := filepath.Rel(Root, file); err == nil && !strings.HasPrefix(rel, "..") {
+		file = rel
+	}
+	return fmt.Sprintf("%s:%d", file, loc.LineNumber)
+}
+
+// failure is a cell's failure message; its first line names the Entry
+// (file:line: what a wrong expected verdict is fixed at), as a compiler
+// names a line.
 func failure(c report.Cell, out *cell.Outcome) string {
 	var b strings.Builder
+	if c.Entry != "" {
+		fmt.Fprintf(&b, "%s: ", c.Entry)
+	}
 	fmt.Fprintf(&b, "cell %s: expected %s, observed %s\n", c.Name, c.Expected, c.Observed)
 	fmt.Fprintf(&b, "reason: %s\n", c.Evidence.Reason)
 	if c.Evidence.Cycle != "" {
@@ -253,5 +276,36 @@ func LinuxOnly(needs string) {
 		if runtime.GOOS != "linux" {
 			ginkgo.Skip("needs Linux: " + needs)
 		}
+	})
+}
+
+// sendProgress tells logjam chaos (runner.ProgressEnv) how many specs the
+// suite will run, and each spec's cells as it ends: the run's per-cell
+// progress. A spec skipped at run time (another shard's) was counted: it
+// is dropped from the count; one the focus left out never was.
+func sendProgress(fam string) {
+	if os.Getenv(runner.ProgressEnv) == "" {
+		return
+	}
+	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
+		runner.SendProgress(runner.ProgressEvent{Family: fam, Repeat: repeat(), Specs: r.PreRunStats.SpecsThatWillRun})
+	})
+	ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
+		ev := runner.ProgressEvent{Family: fam, Repeat: repeat()}
+		switch {
+		case sr.State == types.SpecStateSkipped && sr.Failure.Message != "":
+			ev.Dropped = 1
+		case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
+			return
+		default:
+			ev.Spec, ev.Failed = sr.LeafNodeText, sr.State.Is(types.SpecStateFailureStates)
+			for _, e := range sr.ReportEntries {
+				if c, ok := e.Value.GetRawValue().(report.Cell); ok && e.Name == report.EntryName {
+					ev.Cells = append(ev.Cells, runner.CellProgress{Label: c.Row() + " [" + c.Column() + "]",
+						Expected: c.Expected, Observed: c.Observed, Matches: c.VerdictMatches()})
+				}
+			}
+		}
+		runner.SendProgress(ev)
 	})
 }

@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/gomega"
+
+	"logjam/verdict"
+)
+
+// What the suites send (SendProgress, through the file logjam chaos
+// follows) becomes a line per cell with -v; without it, off a terminal,
+// only the cells not as expected and a closing count.
+func TestCellProgressFollowsWhatTheSuitesSend(t *testing.T) {
+	events := []ProgressEvent{
+		{Family: "deadlock", Repeat: 1, Specs: 2},
+		{Family: "capture", Repeat: 1, Specs: 3},
+		{Family: "capture", Repeat: 1, Dropped: 1}, // another shard's
+		{Family: "deadlock", Repeat: 1, Spec: "D1 a", Cells: []CellProgress{{Label: "D1 [pystderr]", Expected: verdict.Hang, Observed: verdict.Hang, Matches: true}}},
+		{Family: "capture", Repeat: 1, Spec: "C1 a", Failed: true, Cells: []CellProgress{{Label: "C1 [fd2]", Expected: verdict.OK, Observed: verdict.Misrouted}}},
+		{Family: "deadlock", Repeat: 1, Spec: "D2 a", Failed: true, Cells: []CellProgress{{Label: "D2 [fd2]", Expected: verdict.OK, Observed: verdict.OK, Matches: true}}},
+		{Family: "capture", Repeat: 1, Spec: "R seed=1"},
+	}
+	run := func(verbose bool) string {
+		path := filepath.Join(t.TempDir(), "progress.jsonl")
+		t.Setenv(ProgressEnv, path)
+		var out bytes.Buffer
+		p := newCellProgress(&out, verbose, 1)
+		stop := make(chan struct{})
+		followed := followProgress(path, p, stop)
+		for _, ev := range events {
+			SendProgress(ev)
+		}
+		close(stop)
+		<-followed
+		p.end()
+		return out.String()
+	}
+	g := NewWithT(t)
+	g.Expect(run(true)).To(Equal(`logjam: [1/4] deadlock D1 [pystderr] HANG as expected
+logjam: [2/4] capture C1 [fd2] MISROUTED, expected OK: NOT as expected
+logjam: [3/4] deadlock D2 [fd2] OK as expected, but another check of its spec FAILED
+logjam: [4/4] capture R seed=1: passed
+`))
+	g.Expect(run(false)).To(Equal(`logjam: [2/4] capture C1 [fd2] MISROUTED, expected OK: NOT as expected
+logjam: [3/4] deadlock D2 [fd2] OK as expected, but another check of its spec FAILED
+logjam: [4/4] specs done, 2 not as expected
+`))
+}
