@@ -106,8 +106,14 @@ func writeAll(fd int, b []byte) {
 }
 
 // awaitRead is a barrier before each read: the forwarder reads when every
-// other thread of the process waits for something (the GIL, a lock, room on
-// fd 2, a join) and the pipe holds bytes, or once the capture is closing.
+// other thread of the process waits for something only the process can end
+// (the GIL, a lock, room on fd 2, a join) and the pipe holds bytes, or once
+// the capture is closing. A wait that is over but whose thread is not yet
+// awake (a join of a thread that has ended, a set event) does not count,
+// nor one the parent ends (a SIGINT it sends, room on a pipe it drains):
+// whether the forwarder read in that moment would be the scheduler's
+// (random search: merged on a wurlitzer pipe, the main thread joining a
+// thread that had just ended, HANG or OK).
 // A real forwarder reads whenever bytes arrive, so how much one read got,
 // and so whether a GIL holder later found the pipe full, depended on when
 // the forwarder was scheduled (random search: fd2 on a wurlitzer pipe came
@@ -120,7 +126,7 @@ func (c *FD2Capture) awaitRead() {
 			return true
 		}
 		for _, o := range g.threads {
-			if o != c.F && !o.native && !o.ended && o.waiting == nil {
+			if o != c.F && !o.native && !o.ended && !o.blockedLocked() {
 				return false
 			}
 		}

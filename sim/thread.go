@@ -142,6 +142,25 @@ func (t *Thread) SettledLocked() bool {
 	return t.waiting != nil
 }
 
+// blockedLocked reports whether t waits for something only the process
+// can end and that is not there yet: not for a SIGINT the parent sends or
+// room on a pipe or terminal the parent drains (those end by themselves),
+// nor for a thread that has ended or an event that is set (the waiter is
+// only not yet awake). Graph mutex held.
+func (t *Thread) blockedLocked() bool {
+	switch r := t.waiting.(type) {
+	case nil, SignalArrival:
+		return false
+	case *PipeRoom:
+		return r.drainer != nil
+	case threadEnd:
+		return !r.t.ended
+	case *Event:
+		return !r.set
+	}
+	return true
+}
+
 // EndedLocked reports whether the thread has ended; for WaitUntil
 // conditions (graph mutex held).
 func (t *Thread) EndedLocked() bool { return t.ended }
