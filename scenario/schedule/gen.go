@@ -277,6 +277,16 @@ func drawStalls(t *rapid.T, k *Sink) []Stall {
 			callers = append(callers, i)
 		}
 	}
+	oneCtrlC := k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait
+	// Alone, at a Fatal abort on a one-page pipe: the lines after the
+	// abort fill the stalled pipe (as many as it takes whole), so the
+	// Fatal line blocks, maybe under a SIGINT.
+	if k.Abort != nil && k.Abort.Fatal && k.FD2.Capacity == 4096 && k.FD2.StallMs == 0 && rapid.Bool().Draw(t, "stall at the abort?") {
+		k.Abort.After = 64
+		st := Stall{At: StallAtAbort, Ms: ms()}
+		st.Sigint = oneCtrlC && rapid.Bool().Draw(t, "abort stall sigint?")
+		return []Stall{st}
+	}
 	var stalls []Stall
 	exitOK := k.Abort == nil
 	if !exitOK || rapid.IntRange(0, 3).Draw(t, "first stall at exit?") > 0 {
@@ -296,7 +306,6 @@ func drawStalls(t *rapid.T, k *Sink) []Stall {
 	if exitOK && (len(stalls) == 0 || rapid.IntRange(0, 2).Draw(t, "stall at exit too?") == 0) {
 		stalls = append(stalls, Stall{At: StallAtExit, Ms: ms()})
 	}
-	oneCtrlC := k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait
 	if oneCtrlC && k.Abort == nil && rapid.IntRange(0, 2).Draw(t, "stall sigint?") == 0 {
 		stalls[rapid.IntRange(0, len(stalls)-1).Draw(t, "stall sigint which")].Sigint = true
 	}

@@ -25,9 +25,11 @@ func (s Schedule) InContract() error {
 			return out("a foreign abort with sys.stderr replaced (what it holds dies)")
 		case k.Stderr.Kind != StderrOriginal && len(k.Threads[0].Calls) != 1:
 			return out("an abort with sys.stderr replaced after earlier calls (their lines die with it)")
-		case k.Sigint == SigintBlocked || k.stallSigint():
-			return out("an abort with a blocked-write SIGINT")
-		case k.stallAtExit():
+		case k.Sigint == SigintBlocked || k.stallSigint() && !k.stallAt(StallAtAbort):
+			return out("an abort with a blocked-write SIGINT before the abort")
+		case k.stallAt(StallAtAbort) && (!k.Abort.Fatal || k.FD2.Capacity != 4096 || k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 1):
+			return out("a stall at the abort, other than alone, on a one-page pipe, before a Fatal line (what the fatal path finds kept, or cannot fit, dies)")
+		case k.stallAt(StallAtExit):
 			return out("an abort with a stall at exit (the run never reaches it)")
 		case !k.Abort.Fatal && (k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0) && k.Abort.After < 1:
 			return out("a foreign abort after a stall with no line once fd 2 has room")
@@ -91,10 +93,10 @@ func (k *Sink) stallSigint() bool {
 	return false
 }
 
-// stallAtExit: a stall of the schedule starts as the interpreter exits.
-func (k *Sink) stallAtExit() bool {
+// stallAt: a stall of the schedule starts at that mark.
+func (k *Sink) stallAt(at string) bool {
 	for _, st := range k.FD2.Stalls {
-		if st.At == StallAtExit {
+		if st.At == at {
 			return true
 		}
 	}

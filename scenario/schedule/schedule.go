@@ -104,6 +104,12 @@ type FD2 struct {
 const (
 	StallAtLine = "line" // before line Line of call Call of thread Thread (mid-call)
 	StallAtExit = "exit" // as the script ends: after the joins, before main's lines outside a call, the daemons and the exit flush
+	// StallAtAbort: in the aborting call, once the abort ended the other
+	// stalls and fd 2 was drained, before the lines after it; those stop
+	// before the first one the stalled pipe would not take whole, and the
+	// Fatal message is as long as the call's lines: the fatal path meets a
+	// full pipe with nothing kept.
+	StallAtAbort = "abort"
 )
 
 // Stall is a stall of the parent's reader of fd 2 that starts at a mark:
@@ -380,7 +386,7 @@ func (f FD2) validate() error {
 
 // validateStalls checks each stall's mark against the threads and calls.
 func (s *Sink) validateStalls() error {
-	sigints, exits := 0, 0
+	sigints, exits, aborts := 0, 0, 0
 	for i, st := range s.FD2.Stalls {
 		if st.Ms < 1 || st.Ms > 2000 {
 			return fmt.Errorf("fd2 stall %d ms %d (accepted: 1 to 2000)", i, st.Ms)
@@ -389,10 +395,17 @@ func (s *Sink) validateStalls() error {
 			sigints++
 		}
 		switch st.At {
-		case StallAtExit:
-			exits++
+		case StallAtExit, StallAtAbort:
+			if st.At == StallAtExit {
+				exits++
+			} else {
+				aborts++
+				if s.Abort == nil {
+					return fmt.Errorf("fd2 stall %d at the abort of a schedule with no abort", i)
+				}
+			}
 			if st.Thread != 0 || st.Call != 0 || st.Line != 0 {
-				return fmt.Errorf("fd2 stall %d at exit names no thread, call or line", i)
+				return fmt.Errorf("fd2 stall %d at %s names no thread, call or line", i, st.At)
 			}
 		case StallAtLine:
 			if st.Thread < 0 || st.Thread >= len(s.Threads) || st.Call < 0 || st.Call >= len(s.Threads[st.Thread].Calls) {
@@ -402,14 +415,14 @@ func (s *Sink) validateStalls() error {
 				return fmt.Errorf("fd2 stall %d line %d (accepted: 0 to %d, the call's lines)", i, st.Line, n)
 			}
 		default:
-			return fmt.Errorf("fd2 stall %d at %q (accepted: line, exit)", i, st.At)
+			return fmt.Errorf("fd2 stall %d at %q (accepted: line, exit, abort)", i, st.At)
 		}
 	}
 	switch {
 	case sigints > 1:
 		return fmt.Errorf("fd2 stalls: %d with a SIGINT (accepted: one)", sigints)
-	case exits > 1:
-		return fmt.Errorf("fd2 stalls: %d at exit (accepted: one)", exits)
+	case exits > 1 || aborts > 1:
+		return fmt.Errorf("fd2 stalls: %d at exit, %d at the abort (accepted: one each)", exits, aborts)
 	}
 	return nil
 }

@@ -97,6 +97,18 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 			k.Sigint = SigintLine
 			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 200, Sigint: true}}}
 		},
+		"stall at the abort, foreign": func(k *Sink) {
+			k.Abort = &Abort{After: 3}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
+		},
+		"stall at the abort, after another": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true, After: 3}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200}, {At: StallAtAbort, Ms: 200}}}
+		},
+		"stall at the abort, 8 KiB pipe": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true, After: 3}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 8192, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
+		},
 		"a stall of 50 ms": func(k *Sink) { k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 50}}} },
 	} {
 		s := base()

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"logjam/internal/pytext"
+	"logjam/pipes"
 	"logjam/scenario/schedule"
 	"logjam/signals"
 	"logjam/sim"
@@ -210,11 +212,28 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 			}
 			rt.WaitDrained(t)
 		}
-		for n := 0; n < k.Abort.After; n++ {
-			rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 230, message(c, c.Lines+n))
+		fill := false
+		for s, st := range k.FD2.Stalls {
+			if st.At == schedule.StallAtAbort {
+				p.startStall(t, s)
+				fill = true
+			}
+		}
+		after := 0
+		for ; after < k.Abort.After; after++ {
+			msg := message(c, c.Lines+after)
+			if fill && !p.fitsWhole(lvl, be.Name+"_backend.cpp", 230, msg) {
+				break // the stalled pipe is full: nothing is kept for the fatal path
+			}
+			rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 230, msg)
 		}
 		if k.Abort.Fatal {
-			rt.Log(t, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d lines", c.Lines+k.Abort.After)
+			msg := fmt.Sprintf("delegate state corrupt after %d lines", c.Lines+after)
+			if fill {
+				// As long as the call's lines: the full pipe cannot take it.
+				msg += ": " + sim.Filler(0, max(1, min(c.Size, 255)-len(msg)-2))
+			}
+			rt.Log(t, sim.Fatal, be.Name+"_backend.cpp", 340, "%s", msg)
 		}
 		rt.Abort("the delegate called abort() (no fatal line)")
 	}
@@ -245,13 +264,57 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 		if !p.live[s].CompareAndSwap(true, false) {
 			return // the abort ended it
 		}
-		sigint := st.Sigint && w == e.Main && (st.At == schedule.StallAtExit || !p.exiting.Load())
+		sigint := st.Sigint && w == e.Main && (st.At != schedule.StallAtLine || !p.exiting.Load())
 		rt.Tel.Emit(telemetry.Observed{Thread: w.Name, Waits: "room on fd 2", Then: fmt.Sprintf("stall %d: SIGINT: %v; read again %d ms later", s, sigint, st.Ms)})
-		if sigint {
-			askSIGINT(e)
+		if !sigint {
+			pauseFD2(e, time.Duration(st.Ms)*time.Millisecond)
+			return
 		}
-		pauseFD2(e, time.Duration(st.Ms)*time.Millisecond)
+		p.sigintThenResume(st.Ms)
 	}()
+}
+
+// sigintThenResume sends the SIGINT on the main thread's blocked write and,
+// as I2 does, has the parent read again once the SIGINT has done what it
+// can: the bridge has seen it and the main thread waits for room in a new
+// wait (the interrupted write returned and its rest blocks again) or in
+// one a signal cannot end; at most ms after it reached the model (a write
+// that gave up may never wait again).
+func (p *sinkPlayer) sigintThenResume(ms int) {
+	e, rt, sig := p.e, p.e.RT, p.e.RT.In.Signals
+	room := rt.FD2.Room()
+	var at sim.WaitState
+	rt.G.WaitUntil(func() bool { at = e.Main.WaitStateLocked(); return true })
+	seen := sig.Trips()
+	askSIGINT(e)
+	if sig.Kind() != sim.HandlerNone {
+		sig.AwaitTrips(seen + 1)
+	}
+	again := make(chan struct{})
+	go func() {
+		rt.G.WaitUntil(func() bool {
+			now := e.Main.WaitStateLocked()
+			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
+		})
+		close(again)
+	}()
+	why := "the main thread waits for room again, after the SIGINT"
+	select {
+	case <-again:
+	case <-time.After(time.Duration(ms) * time.Millisecond):
+		why = fmt.Sprintf("%d ms after the SIGINT reached the model", ms)
+	}
+	rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: why, Then: "resume fd 2"})
+	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+}
+
+// fitsWhole reports whether the stalled pipe on fd 2 takes this line whole
+// (the line as the logger formats it); a pipe whose fill cannot be read
+// takes it.
+func (p *sinkPlayer) fitsWhole(lvl sim.Level, file string, line int, msg []byte) bool {
+	q, err := pipes.Queued(2)
+	n := len(pytext.FormatLine(byte(lvl), 0, file, line, pytext.LogMessage(msg)))
+	return err != nil || q+n <= p.s.FD2.Capacity
 }
 
 // evalCheck is the eval loop between two statements: the main thread runs
