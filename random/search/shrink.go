@@ -217,7 +217,7 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	})
 	add(func(c *schedule.Schedule) {
 		eachCall(c, func(_, _ int, call *schedule.Call) {
-			call.Invalid, call.WaitFor, call.Fails, call.FailChars, call.Yield, call.CJK = 0, 0, false, 0, false, false
+			call.Invalid, call.WaitFor, call.Fails, call.FailChars, call.Yield, call.CJK, call.Nested = 0, 0, false, 0, false, false, nil
 		})
 	})
 	add(func(c *schedule.Schedule) {
@@ -305,6 +305,14 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 			add(func(c *schedule.Schedule) { at(c).Fails, at(c).FailChars = false, 0 })
 			add(func(c *schedule.Schedule) { at(c).Yield = false })
 			add(func(c *schedule.Schedule) { at(c).CJK = false })
+			if call.Nested != nil {
+				add(func(c *schedule.Schedule) { at(c).Nested = nil })
+				counts(fmt.Sprintf("nested lines %d.%d", i, j), call.Nested.Lines, func(c *schedule.Schedule, n int) { at(c).Nested.Lines = n })
+				add(func(c *schedule.Schedule) { at(c).Nested.Invalid = 0 })
+				add(func(c *schedule.Schedule) { at(c).Nested.WaitFor = 0 })
+				add(func(c *schedule.Schedule) { at(c).Nested.Fails, at(c).Nested.FailChars = false, 0 })
+				add(func(c *schedule.Schedule) { at(c).Nested.CJK = false })
+			}
 		}
 	}
 	if k.Abort != nil {

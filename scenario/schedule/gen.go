@@ -139,7 +139,7 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		nCalls := rapid.IntRange(minCalls, 3).Draw(t, "calls")
 		var th Thread
 		for j := 0; j < nCalls; j++ {
-			th.Calls = append(th.Calls, drawCall(t, nThreads, i))
+			th.Calls = append(th.Calls, drawCall(t, nThreads, i, true))
 		}
 		k.Threads = append(k.Threads, th)
 	}
@@ -222,7 +222,9 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	return s
 }
 
-func drawCall(t *rapid.T, threads, self int) Call {
+// drawCall draws a call; with nest, maybe a call nested in it (a callback
+// into Python that makes a binding call).
+func drawCall(t *rapid.T, threads, self int, nest bool) Call {
 	c := Call{
 		Backend: rapid.IntRange(0, 1).Draw(t, "backend"),
 		Lines:   rapid.IntRange(0, 160).Draw(t, "lines"),
@@ -244,6 +246,10 @@ func drawCall(t *rapid.T, threads, self int) Call {
 	if rapid.IntRange(0, 5).Draw(t, "fails?") == 0 {
 		c.Fails = true
 		c.FailChars = rapid.IntRange(30, 45).Draw(t, "fail chars")
+	}
+	if nest && rapid.IntRange(0, 5).Draw(t, "nested?") == 0 {
+		n := drawCall(t, threads, self, false)
+		c.Nested = &n
 	}
 	return c
 }

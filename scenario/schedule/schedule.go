@@ -216,6 +216,11 @@ type Call struct {
 	// or not) after its Error lines (appended up to 1024 bytes).
 	Fails     bool `json:"fails,omitempty"`
 	FailChars int  `json:"fail_chars,omitempty"`
+	// Nested: before the call returns, with its backend lock let go, its
+	// native code calls back into Python (GIL held), and the callback
+	// makes this binding call: nested inside the first, one level deep. A
+	// nested call's own error is caught by the callback.
+	Nested *Call `json:"nested,omitempty"`
 }
 
 // Abort ends the main thread's last call: when fd 2 is a stalled pipe or
@@ -522,6 +527,13 @@ func (c Call) validate(threads int) error {
 		return fmt.Errorf("wait_for %d (accepted: 0 to %d)", c.WaitFor, threads)
 	case c.FailChars < 0 || c.FailChars > 64:
 		return fmt.Errorf("fail_chars %d (accepted: 0 to 64)", c.FailChars)
+	case c.Nested != nil && c.Nested.Nested != nil:
+		return fmt.Errorf("a nested call nests another (accepted: one level)")
+	}
+	if c.Nested != nil {
+		if err := c.Nested.validate(threads); err != nil {
+			return fmt.Errorf("nested: %w", err)
+		}
 	}
 	return nil
 }
@@ -628,16 +640,7 @@ func (s Schedule) Faults() int {
 		}
 		n += t.OutsideText.faults()
 		for _, c := range t.Calls {
-			n++
-			if c.Invalid > 0 {
-				n++
-			}
-			if c.WaitFor > 0 {
-				n++
-			}
-			if c.Fails {
-				n++
-			}
+			n += c.faults()
 		}
 	}
 	return n
@@ -653,10 +656,32 @@ func (s Schedule) Lines() int {
 		n += t.Outside
 		for _, c := range t.Calls {
 			n += c.Lines
+			if c.Nested != nil {
+				n += c.Nested.Lines
+			}
 		}
 	}
 	if s.Sink.Abort != nil {
 		n += s.Sink.Abort.After
+	}
+	return n
+}
+
+// faults counts a call's faults: the call, its invalid byte, switch point
+// and failure, and its nested call's.
+func (c Call) faults() int {
+	n := 1
+	if c.Invalid > 0 {
+		n++
+	}
+	if c.WaitFor > 0 {
+		n++
+	}
+	if c.Fails {
+		n++
+	}
+	if c.Nested != nil {
+		n += c.Nested.faults()
 	}
 	return n
 }

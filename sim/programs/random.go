@@ -238,6 +238,14 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 		rt.Abort("the delegate called abort() (no fatal line)")
 	}
 	be.L.Release(t)
+	if c.Nested != nil {
+		// The native code calls back into Python (GIL held); the callback
+		// makes a binding call and catches what it raises.
+		nested := *c.Nested
+		p.e.call(t, "execute (nested, from a callback)", func() *sim.NativeError {
+			return p.body(t, -1, -1, nested, false, false)
+		})
+	}
 	if c.Fails {
 		return &sim.NativeError{Type: "RuntimeError", Msg: []byte("Execution failed: " + strings.Repeat("错", c.FailChars))}
 	}
