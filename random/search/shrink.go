@@ -282,7 +282,10 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 			c.Sink.FD2.Stalls = append(c.Sink.FD2.Stalls[:i:i], c.Sink.FD2.Stalls[i+1:]...)
 		})
 		if st.Sigint {
-			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].Sigint = false })
+			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].Sigint, c.Sink.FD2.Stalls[i].Twice = false, false })
+		}
+		if st.Twice {
+			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].Twice = false })
 		}
 	}
 	add(func(c *schedule.Schedule) { c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File} })

@@ -33,6 +33,9 @@ func (s Schedule) Contract() scenario.Contract {
 		// are judged, its Ctrl-C is not (docs/CONTRACT.md's edge).
 		if st.Sigint && st.At == StallAtLine {
 			c.Interrupts = 1
+			if st.Twice {
+				c.Interrupts = 2
+			}
 		}
 	}
 	if k.Abort != nil {

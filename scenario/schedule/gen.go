@@ -313,7 +313,9 @@ func drawStalls(t *rapid.T, k *Sink) []Stall {
 		stalls = append(stalls, Stall{At: StallAtExit, Ms: ms()})
 	}
 	if oneCtrlC && k.Abort == nil && rapid.IntRange(0, 2).Draw(t, "stall sigint?") == 0 {
-		stalls[rapid.IntRange(0, len(stalls)-1).Draw(t, "stall sigint which")].Sigint = true
+		st := &stalls[rapid.IntRange(0, len(stalls)-1).Draw(t, "stall sigint which")]
+		st.Sigint = true
+		st.Twice = rapid.IntRange(0, 2).Draw(t, "a second Ctrl-C?") == 0
 	}
 	return stalls
 }

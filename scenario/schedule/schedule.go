@@ -128,6 +128,10 @@ type Stall struct {
 	// during this stall (not sent once the script is done, unless the
 	// stall is the exit's).
 	Sigint bool `json:"sigint,omitempty"`
+	// Twice: a second SIGINT (a second Ctrl-C) once the first reached the
+	// interpreter and the main thread waits for room anew, in a wait a
+	// signal can end (needs Sigint).
+	Twice bool `json:"twice,omitempty"`
 }
 
 // The sys.stderr kinds.
@@ -399,6 +403,9 @@ func (s *Sink) validateStalls() error {
 		if st.Sigint {
 			sigints++
 		}
+		if st.Twice && !st.Sigint {
+			return fmt.Errorf("fd2 stall %d: twice needs sigint", i)
+		}
 		switch st.At {
 		case StallAtExit, StallAtAbort:
 			if st.At == StallAtExit {
@@ -615,6 +622,9 @@ func (s Schedule) Faults() int {
 	for _, st := range k.FD2.Stalls {
 		n++
 		if st.Sigint {
+			n++
+		}
+		if st.Twice {
 			n++
 		}
 	}

@@ -278,42 +278,64 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 			pauseFD2(e, time.Duration(st.Ms)*time.Millisecond)
 			return
 		}
-		p.sigintThenResume(st.Ms)
+		p.sigintThenResume(st.Ms, st.Twice)
 	}()
 }
 
-// sigintThenResume sends the SIGINT on the main thread's blocked write and,
-// as I2 does, has the parent read again once the SIGINT has done what it
-// can: the bridge has seen it and the main thread waits for room in a new
-// wait (the interrupted write returned and its rest blocks again) or in
-// one a signal cannot end; at most ms after it reached the model (a write
-// that gave up may never wait again).
-func (p *sinkPlayer) sigintThenResume(ms int) {
+// sigintThenResume sends the stall's SIGINT on the main thread's blocked
+// write (and, with twice, a second one, as I7 does, once the first reached
+// the model and the main thread waits for room anew in a wait a signal can
+// end) and has the parent read again as I2 does: once the last SIGINT
+// reached the model and the main thread waits for room anew (or in a wait
+// a signal cannot end), at most ms after it (a write that gave up may
+// never wait again).
+func (p *sinkPlayer) sigintThenResume(ms int, twice bool) {
 	e, rt, sig := p.e, p.e.RT, p.e.RT.In.Signals
-	room := rt.FD2.Room()
 	var at sim.WaitState
 	rt.G.WaitUntil(func() bool { at = e.Main.WaitStateLocked(); return true })
-	seen := sig.Trips()
-	askSIGINT(e)
-	if sig.Kind() != sim.HandlerNone {
-		sig.AwaitTrips(seen + 1)
-	}
-	again := make(chan struct{})
-	go func() {
-		rt.G.WaitUntil(func() bool {
-			now := e.Main.WaitStateLocked()
-			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
-		})
-		close(again)
-	}()
-	why := "the main thread waits for room again, after the SIGINT"
-	select {
-	case <-again:
-	case <-time.After(time.Duration(ms) * time.Millisecond):
-		why = fmt.Sprintf("%d ms after the SIGINT reached the model", ms)
+	why := ""
+	for i := 1; i <= 2; i++ {
+		seen := sig.Trips()
+		rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT %d", i)})
+		askSIGINT(e)
+		if sig.Kind() != sim.HandlerNone {
+			sig.AwaitTrips(seen + 1)
+		}
+		var anew bool
+		if at, anew = p.waitAnew(at, ms); !anew {
+			why = fmt.Sprintf("%d ms after SIGINT %d reached the model", ms, i)
+			break
+		}
+		why = fmt.Sprintf("the main thread waits for room anew, after SIGINT %d", i)
+		if !twice || !at.Interruptible {
+			break
+		}
 	}
 	rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: why, Then: "resume fd 2"})
 	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+}
+
+// waitAnew waits, at most ms, until the main thread waits for room on fd 2
+// in a wait begun after at, or in one a signal cannot end; it returns that
+// wait.
+func (p *sinkPlayer) waitAnew(at sim.WaitState, ms int) (sim.WaitState, bool) {
+	e, rt := p.e, p.e.RT
+	room := rt.FD2.Room()
+	got := make(chan sim.WaitState, 1)
+	go func() {
+		var now sim.WaitState
+		rt.G.WaitUntil(func() bool {
+			now = e.Main.WaitStateLocked()
+			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
+		})
+		got <- now
+	}()
+	select {
+	case now := <-got:
+		return now, true
+	case <-time.After(time.Duration(ms) * time.Millisecond):
+		return at, false
+	}
 }
 
 // fitsWhole reports whether the stalled pipe on fd 2 takes this line whole

@@ -44,6 +44,12 @@ var rowSchedules = []matrixRow{
 	// thread waits for room again: a stall's SIGINT does the same.
 	{"I2", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","ms":200,"sigint":true}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":48,"size":73,"level":"I"}]}]}}`,
 		[]verdict.Verdict{verdict.Crash, verdict.Lost, verdict.Lost, verdict.DoubleInt, verdict.DoubleInt, verdict.OK}},
+	// I7: I2 with a second Ctrl-C once the first reached the model and
+	// the main thread waits for room anew.
+	{"I7", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","ms":200,"sigint":true,"twice":true}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":48,"size":73,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK}},
+	{"I7 stderr=unbuffered", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","buffering":"unbuffered","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","ms":200,"sigint":true,"twice":true}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":48,"size":73,"level":"I"}]}]}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK}},
 	{"I3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"interrupt","k":1,"how":"before"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
 		[]verdict.Verdict{verdict.Crash, verdict.Misrouted, verdict.Lost, verdict.OK, verdict.OK, verdict.OK}},
 	{"I4", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"interrupt","k":1,"how":"half"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
@@ -103,7 +109,6 @@ var rowsNotExpressed = map[string]string{
 	"D1":    "the lines are logged by a failing backend load under its lock, not by a call (no load-failure path in a schedule)",
 	"D2":    "D1 with a slow sys.stderr: the same load-failure path",
 	"F2":    "a call that blocks forever holding the GIL, judged at the deadline: no schedule ends killed",
-	"I7":    "a second Ctrl-C: a schedule has one Ctrl-C source at most",
 	"T5":    "finalization destroys a backend whose lock a daemon holds: a schedule's daemons hold no lock at teardown",
 	"T6":    "T5 on the macos profile",
 	"U1":    "an exception message of invalid bytes: a schedule's failing call raises a message of three-byte characters",
