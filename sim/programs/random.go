@@ -47,6 +47,10 @@ type sinkPlayer struct {
 	// exiting: the script is done and the interpreter exits; a Ctrl-C then
 	// has no caller to reach (the contract's edge), so none is sent.
 	exiting atomic.Bool
+	// scriptDone: the main thread has joined every thread; the script's
+	// last statement is behind it, so a stall at a line sends no SIGINT
+	// from here on (it would reach no caller: the contract's edge).
+	scriptDone atomic.Bool
 	// stalls: the stalls that start at marks (schedule.Stall); live[i]
 	// while stall i is on and not yet felt; ack receives the parent's
 	// signals.StallAck.
@@ -123,6 +127,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 		main.Join(t)
 		p.evalCheck(main, "in join") // a Ctrl-C another thread's write let through
 	}
+	p.scriptDone.Store(true)
 	for i, st := range k.FD2.Stalls {
 		if st.At == schedule.StallAtExit {
 			p.startStall(main, i)
@@ -272,7 +277,7 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 		if !p.live[s].CompareAndSwap(true, false) {
 			return // the abort ended it
 		}
-		sigint := st.Sigint && w == e.Main && (st.At != schedule.StallAtLine || !p.exiting.Load())
+		sigint := st.Sigint && w == e.Main && (st.At != schedule.StallAtLine || !p.scriptDone.Load())
 		rt.Tel.Emit(telemetry.Observed{Thread: w.Name, Waits: "room on fd 2", Then: fmt.Sprintf("stall %d: SIGINT: %v; read again %d ms later", s, sigint, st.Ms)})
 		if !sigint {
 			pauseFD2(e, time.Duration(st.Ms)*time.Millisecond)
