@@ -182,7 +182,17 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	}
 	// A foreign abort after a stall needs a line once fd 2 has room again.
 	foreignNoLine := k.Abort != nil && !k.Abort.Fatal && k.Abort.After < 1
-	if k.FD2.Kind == FD2Pipe && !foreignNoLine && rapid.IntRange(0, 2).Draw(t, "stalls at marks?") == 0 {
+	switch {
+	case k.Abort != nil && k.Abort.Fatal && k.FD2.Kind == FD2Pipe && k.FD2.Capacity == 4096 && k.FD2.StallMs == 0 &&
+		rapid.Bool().Draw(t, "stall at the abort?"):
+		// Alone, at a Fatal abort on a one-page pipe: the lines after the
+		// abort fill the stalled pipe (as many as it takes whole), so the
+		// Fatal line blocks, maybe under a SIGINT.
+		k.Abort.After = 64
+		st := Stall{At: StallAtAbort, Ms: rapid.SampledFrom([]int{200, 400}).Draw(t, "stall ms")}
+		st.Sigint = k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait && rapid.Bool().Draw(t, "abort stall sigint?")
+		k.FD2.Stalls = []Stall{st}
+	case k.FD2.Kind == FD2Pipe && !foreignNoLine && rapid.IntRange(0, 2).Draw(t, "stalls at marks?") == 0:
 		k.FD2.Stalls = drawStalls(t, k)
 	}
 	// A write that raises after writing half its text leaves half a line
@@ -284,15 +294,6 @@ func drawStalls(t *rapid.T, k *Sink) []Stall {
 		}
 	}
 	oneCtrlC := k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait
-	// Alone, at a Fatal abort on a one-page pipe: the lines after the
-	// abort fill the stalled pipe (as many as it takes whole), so the
-	// Fatal line blocks, maybe under a SIGINT.
-	if k.Abort != nil && k.Abort.Fatal && k.FD2.Capacity == 4096 && k.FD2.StallMs == 0 && rapid.Bool().Draw(t, "stall at the abort?") {
-		k.Abort.After = 64
-		st := Stall{At: StallAtAbort, Ms: ms()}
-		st.Sigint = oneCtrlC && rapid.Bool().Draw(t, "abort stall sigint?")
-		return []Stall{st}
-	}
 	var stalls []Stall
 	exitOK := k.Abort == nil
 	if !exitOK || rapid.IntRange(0, 3).Draw(t, "first stall at exit?") > 0 {
