@@ -204,7 +204,9 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		o.prof.Name, o.prof.Deadline, o.prof.TimeoutScale, o.prof.Mode, o.prof.Repeat, o.prof.Seed, seedNote, o.shard, o.procs, o.slots)
 
 	fmt.Fprintf(w, "logjam: building %d suites (%s) and the child; cached per state of the sources, the first build takes a minute or more\n", len(fams), strings.Join(fams, ", "))
+	stopTicker := buildTicker(w, "the suites and the child")
 	bins, cleanup, cached, err := buildSuites(buildCtx, o.root, fams)
+	stopTicker()
 	defer cleanup()
 	if err != nil && st.Signal() != nil {
 		return finish(o, fams, nil, nil, nil, st, started, w)

@@ -58,7 +58,9 @@ func listCmd(args []string, w io.Writer) int {
 	defer st.close()
 	started := time.Now()
 	fmt.Fprintf(os.Stderr, "logjam: building %d suites and the child (cached per state of the sources; the first build takes a minute or more)...\n", len(fams))
+	stopTicker := buildTicker(os.Stderr, "the suites and the child")
 	bins, cleanup, _, err := buildSuites(ctx, o.root, fams)
+	stopTicker()
 	defer cleanup()
 	if err != nil {
 		return fail("%v", err)

@@ -262,3 +262,46 @@ func followProgress(path string, p *cellProgress, stop <-chan struct{}) <-chan s
 	}()
 	return finished
 }
+
+// buildTickEvery is how often, off a terminal, a line says the build is
+// still going (on a terminal, a status line counts the seconds).
+const buildTickEvery = 15 * time.Second
+
+// buildTicker says how long the build has taken while it goes on, so that
+// a first build (a minute or more) is never a silent one: on a terminal a
+// status line rewritten every second, elsewhere a line every
+// buildTickEvery. The returned function stops it (and clears the line).
+func buildTicker(w io.Writer, what string) (stop func()) {
+	every := buildTickEvery
+	if isTerminal(w) {
+		every = time.Second
+	}
+	return tickBuild(w, isTerminal(w), what, every)
+}
+
+func tickBuild(w io.Writer, tty bool, what string, every time.Duration) (stop func()) {
+	started := time.Now()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				if tty {
+					fmt.Fprint(w, "\r\x1b[K")
+				}
+				return
+			case <-tick.C:
+				if tty {
+					fmt.Fprintf(w, "\r\x1b[Klogjam: building %s: %.0f s", what, time.Since(started).Seconds())
+				} else {
+					fmt.Fprintf(w, "logjam: still building %s: %.0f s so far\n", what, time.Since(started).Seconds())
+				}
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done); <-finished }) }
+}

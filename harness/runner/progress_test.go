@@ -3,7 +3,9 @@ package runner
 import (
 	"bytes"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 
@@ -48,4 +50,28 @@ logjam: [4/4] capture R seed=1: passed
 logjam: [3/4] deadlock D2 [fd2] OK as expected, but another check of its spec FAILED
 logjam: [4/4] specs done, 2 not as expected
 `))
+}
+
+// syncBuffer is a bytes.Buffer that a ticker's goroutine may write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// A build says it is still going, and says nothing once stopped.
+func TestABuildIsNeverSilent(t *testing.T) {
+	g := NewWithT(t)
+	var out syncBuffer
+	stop := tickBuild(&out, false, "the suites", 10*time.Millisecond)
+	g.Eventually(out.String).Should(MatchRegexp(`^logjam: still building the suites: \d+ s so far\n`))
+	stop()
+	after := out.String()
+	g.Consistently(out.String).WithTimeout(50 * time.Millisecond).Should(Equal(after))
 }
