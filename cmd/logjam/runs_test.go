@@ -85,7 +85,7 @@ func TestTwoRunsAtOnceAndAFocusedRunLeaveTheFullMatrixIntact(t *testing.T) {
 		g.Expect(errs[i]).NotTo(HaveOccurred(), "run %d:\n%s", i, outs[i])
 	}
 	g.Expect(outs[0]).To(MatchRegexp(`(?m)^logjam: \[1/1\] harness H3 \[verdict\] FAILED as expected$`), "-v: a line per cell")
-	g.Expect(outs[1]).To(MatchRegexp(`(?m)^logjam: \[1/1\] specs done, 0 not as expected$`), "off a terminal: the count")
+	g.Expect(outs[1]).To(MatchRegexp(`(?m)^logjam: \[1/1\] specs done \(1 cells, 0 other specs\), 0 not as expected$`), "off a terminal: the count")
 	runs, _ := filepath.Glob(filepath.Join(root, "reports", "runs", "*-focus-H3"+"*"))
 	g.Expect(runs).To(HaveLen(2), "each run its own folder:\n%s\n%s", outs[0], outs[1])
 	for _, dir := range runs {

@@ -81,6 +81,7 @@ type cellProgress struct {
 	totals  map[string]int // family -> specs per repeat, as its suite reported
 	dropped int
 	done    int
+	cells   int // the cells of the specs done
 	not     int
 	status  string // shown in place (tty)
 	counted time.Time
@@ -116,6 +117,7 @@ func (p *cellProgress) event(ev ProgressEvent) {
 		return
 	}
 	p.done++
+	p.cells += len(ev.Cells)
 	p.changed = true
 	var lines []string
 	for _, c := range ev.Cells {
@@ -168,7 +170,7 @@ func (p *cellProgress) cellLine(fam string, c CellProgress, specFailed bool) str
 // countLocked prints how many cells are done (not on a terminal, without -v).
 func (p *cellProgress) countLocked() {
 	p.counted, p.changed = time.Now(), false
-	fmt.Fprintf(p.w, "logjam: [%d/%d] specs done, %d not as expected\n", p.done, p.total(), p.not)
+	fmt.Fprintf(p.w, "logjam: [%d/%d] specs done (%d cells, %d other specs), %d not as expected\n", p.done, p.total(), p.cells, p.done-p.cells, p.not)
 }
 
 // println prints a line of its own (a family finishing): above the status

@@ -48,7 +48,7 @@ logjam: [4/4] capture R seed=1: passed
 `))
 	g.Expect(run(false)).To(Equal(`logjam: [2/4] capture C1 [fd2] MISROUTED, expected OK: NOT as expected
 logjam: [3/4] deadlock D2 [fd2] OK as expected, but another check of its spec FAILED
-logjam: [4/4] specs done, 2 not as expected
+logjam: [4/4] specs done (3 cells, 1 other specs), 2 not as expected
 `))
 }
 
