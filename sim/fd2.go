@@ -183,13 +183,19 @@ func (f *FD2) Wake() {
 // let through, and who took the GIL first, or the room, depended on the
 // scheduler (random search: fd2 and adaptive on a wurlitzer pipe, HANG or
 // BADESC).
-func (f *FD2) Drained() {
+func (f *FD2) Drained(drainer *Thread) {
 	g := f.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	f.room.reads++
+	// The drainer asks for the GIL next (to hand the chunk to Python): from
+	// its read until it is queued, a holder that lets the GIL go waits for
+	// it (Thread.queuing), so the FIFO queue, not the scheduler, decides
+	// whether a writer that went on after its turn lets the GIL go to the
+	// drainer or to another thread.
+	drainer.queuing = true
 	g.changedLocked()
-	for f.room.trying != nil || f.staleWaiterLocked() != nil || g.inFlightLocked(f.room.drainer) {
+	for f.room.trying != nil || f.staleWaiterLocked() != nil || g.inFlightLocked(drainer) {
 		g.cond.Wait()
 	}
 }

@@ -56,7 +56,7 @@ func (c *FD2Capture) forward(t *Thread) {
 		if !ok {
 			return
 		}
-		c.rt.FD2.Drained()
+		c.rt.FD2.Drained(t)
 		chunk := buf[:n]
 		t.AcquireGIL()
 		_ = c.sink.Write(t, pytext.DecodeEscaped(chunk))

@@ -28,6 +28,10 @@ type Thread struct {
 	// native: a thread the runtime attached (a forwarder's reader), never
 	// waited for by the GIL's release barrier (inFlightLocked).
 	native bool
+	// queuing: a native thread on its way to the GIL's queue after work the
+	// model decided (a forwarder's read, FD2.Drained); until it is queued,
+	// another thread's ReleaseGIL waits for it, as for one in flight.
+	queuing bool
 	// roomSince: the drainer's read count when the current wait for room
 	// on an in-process-drained pipe began (FD2.Drained).
 	roomSince int
@@ -64,15 +68,22 @@ func (t *Thread) HoldsGIL() bool { return t.in.GIL.HeldBy(t) }
 // before waiting and again once it holds the GIL (dropping it first), and the
 // thread meets its profile's fate (finalize.go); that call does not return.
 func (t *Thread) AcquireGIL() {
+	g := t.in.G
 	if t.in.mustExit(t) {
+		g.mu.Lock()
+		t.queuing = false
+		g.changedLocked()
+		g.mu.Unlock()
 		t.in.afterFinalization(t)
 	}
 	t.in.GIL.Acquire(t)
+	g.mu.Lock()
+	t.queuing = false
+	g.mu.Unlock()
 	if t.in.mustExit(t) {
 		t.in.GIL.Release(t)
 		t.in.afterFinalization(t)
 	}
-	g := t.in.G
 	g.mu.Lock()
 	t.released = false
 	g.mu.Unlock()
@@ -110,7 +121,7 @@ func (t *Thread) releaseGIL(native bool) {
 // without the GIL and has not yet reached a settled wait.
 func (g *Graph) inFlightLocked(self *Thread) bool {
 	for _, o := range g.threads {
-		if o != self && !o.native && o.released && !o.SettledLocked() {
+		if o != self && (o.queuing || !o.native && o.released) && !o.SettledLocked() {
 			return true
 		}
 	}
