@@ -40,6 +40,27 @@ type FD2 struct {
 	nowaitRefused bool // the kernel refused RWF_NOWAIT on fd 2's pipe (before Linux 5.8)
 
 	noRoom int // room checks that found no room; guarded by the graph's mutex
+
+	// sigintTo is the thread whose blocked write(2) a SIGINT interrupts
+	// (nil: the main thread, where Linux delivers a process-directed
+	// signal; macOS may pick any thread); guarded by the graph's mutex.
+	sigintTo *Thread
+}
+
+// sigintLandsOn reports whether a SIGINT interrupts t's blocked write(2).
+func (f *FD2) sigintLandsOn(t *Thread) bool {
+	f.g.mu.Lock()
+	defer f.g.mu.Unlock()
+	return f.sigintTo == t || f.sigintTo == nil && t.Main
+}
+
+// DeliverSIGINTTo makes t the thread whose blocked write(2) a SIGINT
+// interrupts, in place of the main thread: the kernel delivered the signal
+// there (Python's handler still runs on the main thread).
+func (f *FD2) DeliverSIGINTTo(t *Thread) {
+	f.g.mu.Lock()
+	f.sigintTo = t
+	f.g.mu.Unlock()
 }
 
 // PipeRoom is room on fd 2, held by the thread that drains it.
@@ -339,7 +360,7 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, eintr b
 // only by a signal that lands while it blocks). It reports whether a signal
 // can interrupt t's write(2) calls.
 func (f *FD2) beginWrite(t *Thread) (interruptible bool) {
-	if t.Main && f.wake[0] >= 0 {
+	if f.sigintLandsOn(t) && f.wake[0] >= 0 {
 		f.drainWake()
 		return true
 	}

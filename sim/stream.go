@@ -143,8 +143,9 @@ func (s *OriginalStream) Flush(t *Thread) *PyErr {
 }
 
 // rawWrite is FileIO.write (_Py_write): write(2) with the GIL released; on
-// EINTR, on the main thread, the handlers run and an exception they raise
-// ends it, else it writes again. It returns the count one write(2) moved.
+// EINTR (on the thread the SIGINT landed on), the handlers run if that is
+// the main thread and an exception they raise ends it, else it writes
+// again. It returns the count one write(2) moved.
 // *first marks the first write(2) of a sys.stderr.write: a SIGINT that
 // arrived before it is the eval loop's (drained with the GIL released).
 func (s *OriginalStream) rawWrite(t *Thread, b []byte, first *bool) (int, *PyErr) {
@@ -157,7 +158,7 @@ func (s *OriginalStream) rawWrite(t *Thread, b []byte, first *bool) (int, *PyErr
 			*first = false
 			s.fd2.beginWrite(t)
 		}
-		n, eintr := s.fd2.writeCall(t, b, t.Main)
+		n, eintr := s.fd2.writeCall(t, b, s.fd2.sigintLandsOn(t))
 		t.AcquireGIL()
 		if !eintr {
 			return n, nil

@@ -196,7 +196,10 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	// Much at once.
 	add(func(c *schedule.Schedule) {
 		c.Sink.Threads = c.Sink.Threads[:1]
-		c.Sink.FD2.Stalls = renumberStalls(c.Sink.FD2.Stalls, func(st *schedule.Stall) bool { return st.At != schedule.StallAtLine || st.Thread == 0 })
+		c.Sink.FD2.Stalls = renumberStalls(c.Sink.FD2.Stalls, func(st *schedule.Stall) bool {
+			st.SigintThread = 0
+			return st.At != schedule.StallAtLine || st.Thread == 0
+		})
 		c.Sink.Daemons, c.Sink.Outside, c.Sink.OutsideText = 0, 0, nil
 		c.Sink.Threads[0].Outside, c.Sink.Threads[0].OutsideText = 0, nil
 		eachCall(c, func(_, _ int, call *schedule.Call) { call.WaitFor = 0 })
@@ -282,10 +285,16 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 			c.Sink.FD2.Stalls = append(c.Sink.FD2.Stalls[:i:i], c.Sink.FD2.Stalls[i+1:]...)
 		})
 		if st.Sigint {
-			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].Sigint, c.Sink.FD2.Stalls[i].Twice = false, false })
+			add(func(c *schedule.Schedule) {
+				st := &c.Sink.FD2.Stalls[i]
+				st.Sigint, st.Twice, st.SigintThread = false, false, 0
+			})
 		}
 		if st.Twice {
 			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].Twice = false })
+		}
+		if st.SigintThread > 0 {
+			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].SigintThread = 0 })
 		}
 	}
 	add(func(c *schedule.Schedule) { c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File} })
@@ -329,6 +338,12 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 func removeThread(k *schedule.Sink, i int) {
 	k.Threads = append(k.Threads[:i:i], k.Threads[i+1:]...)
 	k.FD2.Stalls = renumberStalls(k.FD2.Stalls, func(st *schedule.Stall) bool {
+		switch {
+		case st.SigintThread == i:
+			st.SigintThread = 0 // the SIGINT lands on the main thread's write
+		case st.SigintThread > i:
+			st.SigintThread--
+		}
 		if st.At != schedule.StallAtLine || st.Thread < i {
 			return true
 		}

@@ -193,7 +193,7 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		st.Sigint = k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait && rapid.Bool().Draw(t, "abort stall sigint?")
 		k.FD2.Stalls = []Stall{st}
 	case k.FD2.Kind == FD2Pipe && !foreignNoLine && rapid.IntRange(0, 2).Draw(t, "stalls at marks?") == 0:
-		k.FD2.Stalls = drawStalls(t, k)
+		k.FD2.Stalls = drawStalls(t, k, s.Platform)
 	}
 	// A write that raises after writing half its text leaves half a line
 	// in the stream; whatever is written to it next continues that line.
@@ -284,8 +284,10 @@ func drawText(t *rapid.T) *Text {
 // the first meets the second); maybe one more at exit. A stall stays until
 // a writer waits for room (a sink that never waits keeps it through the
 // rest of the script). One of them may send the SIGINT when the main
-// thread blocks, if the run has no other Ctrl-C source and no abort.
-func drawStalls(t *rapid.T, k *Sink) []Stall {
+// thread blocks (on macOS maybe another thread's write: the kernel may
+// deliver it there), maybe twice, if the run has no other Ctrl-C source
+// and no abort.
+func drawStalls(t *rapid.T, k *Sink, platform string) []Stall {
 	ms := func() int { return rapid.SampledFrom([]int{200, 400}).Draw(t, "stall ms") }
 	var callers []int
 	for i, th := range k.Threads {
@@ -317,6 +319,10 @@ func drawStalls(t *rapid.T, k *Sink) []Stall {
 		st := &stalls[rapid.IntRange(0, len(stalls)-1).Draw(t, "stall sigint which")]
 		st.Sigint = true
 		st.Twice = rapid.IntRange(0, 2).Draw(t, "a second Ctrl-C?") == 0
+		// macOS may deliver a process-directed SIGINT to any thread.
+		if platform == "macos" && st.At == StallAtLine && len(k.Threads) > 1 && rapid.Bool().Draw(t, "sigint on another thread?") {
+			st.SigintThread = rapid.IntRange(1, len(k.Threads)-1).Draw(t, "sigint thread")
+		}
 	}
 	return stalls
 }

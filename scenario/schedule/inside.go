@@ -50,6 +50,9 @@ func (s Schedule) InContract() error {
 		if st.Ms != 200 && st.Ms != 400 {
 			return out("stall %d of %d ms (the contract's stalls last 200 or 400 ms once felt)", i, st.Ms)
 		}
+		if st.SigintThread > 0 && s.Platform != "macos" {
+			return out("stall %d: a SIGINT on thread %d on linux (the kernel gives a process-directed SIGINT to the main thread)", i, st.SigintThread)
+		}
 	}
 	if k.Stderr.Kind == StderrInterrupt && k.Stderr.How == "half" {
 		if len(k.Threads) != 1 || len(k.Threads[0].Calls) != 1 || k.outsideLines() > 0 || k.Daemons > 0 {

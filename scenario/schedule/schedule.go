@@ -132,6 +132,10 @@ type Stall struct {
 	// interpreter and the main thread waits for room anew, in a wait a
 	// signal can end (needs Sigint).
 	Twice bool `json:"twice,omitempty"`
+	// SigintThread: the SIGINT lands on this thread's blocked write instead
+	// of the main thread's (a stall at a line; the kernel delivered it
+	// there, as macOS may); Python's handler still runs on the main thread.
+	SigintThread int `json:"sigint_thread,omitempty"`
 }
 
 // The sys.stderr kinds.
@@ -403,8 +407,11 @@ func (s *Sink) validateStalls() error {
 		if st.Sigint {
 			sigints++
 		}
-		if st.Twice && !st.Sigint {
-			return fmt.Errorf("fd2 stall %d: twice needs sigint", i)
+		if (st.Twice || st.SigintThread != 0) && !st.Sigint {
+			return fmt.Errorf("fd2 stall %d: twice and sigint_thread need sigint", i)
+		}
+		if st.SigintThread < 0 || st.SigintThread >= len(s.Threads) || st.SigintThread > 0 && st.At != StallAtLine {
+			return fmt.Errorf("fd2 stall %d sigint_thread %d (accepted: 0 to %d, another than 0 only at a line)", i, st.SigintThread, len(s.Threads)-1)
 		}
 		switch st.At {
 		case StallAtExit, StallAtAbort:

@@ -109,6 +109,10 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 			k.Abort = &Abort{Fatal: true, After: 3}
 			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 8192, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
 		},
+		"a SIGINT on another thread, linux": func(k *Sink) {
+			k.Threads = append(k.Threads, Thread{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}})
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200, Sigint: true, SigintThread: 1}}}
+		},
 		"a stall of 50 ms": func(k *Sink) { k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 50}}} },
 	} {
 		s := base()

@@ -122,6 +122,11 @@ func (p *sinkPlayer) play() *sim.PyErr {
 		// who runs next, not the Go scheduler.
 		in.G.WaitUntil(func() bool { return slices.Contains(in.GIL.WaitersLocked(), t) })
 	}
+	for _, st := range k.FD2.Stalls {
+		if st.SigintThread > 0 {
+			rt.FD2.DeliverSIGINTTo(p.threads[st.SigintThread])
+		}
+	}
 	p.calls(main, 0)
 	for _, t := range p.threads[1:] {
 		main.Join(t)
@@ -277,13 +282,14 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 		if !p.live[s].CompareAndSwap(true, false) {
 			return // the abort ended it
 		}
-		sigint := st.Sigint && w == e.Main && (st.At != schedule.StallAtLine || !p.scriptDone.Load())
+		target := p.threads[st.SigintThread]
+		sigint := st.Sigint && w == target && (st.At != schedule.StallAtLine || !p.scriptDone.Load())
 		rt.Tel.Emit(telemetry.Observed{Thread: w.Name, Waits: "room on fd 2", Then: fmt.Sprintf("stall %d: SIGINT: %v; read again %d ms later", s, sigint, st.Ms)})
 		if !sigint {
 			pauseFD2(e, time.Duration(st.Ms)*time.Millisecond)
 			return
 		}
-		p.sigintThenResume(st.Ms, st.Twice)
+		p.sigintThenResume(target, st.Ms, st.Twice)
 	}()
 }
 
@@ -294,43 +300,43 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 // reached the model and the main thread waits for room anew (or in a wait
 // a signal cannot end), at most ms after it (a write that gave up may
 // never wait again).
-func (p *sinkPlayer) sigintThenResume(ms int, twice bool) {
+func (p *sinkPlayer) sigintThenResume(target *sim.Thread, ms int, twice bool) {
 	e, rt, sig := p.e, p.e.RT, p.e.RT.In.Signals
 	var at sim.WaitState
-	rt.G.WaitUntil(func() bool { at = e.Main.WaitStateLocked(); return true })
+	rt.G.WaitUntil(func() bool { at = target.WaitStateLocked(); return true })
 	why := ""
 	for i := 1; i <= 2; i++ {
 		seen := sig.Trips()
-		rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT %d", i)})
+		rt.Tel.Emit(telemetry.Observed{Thread: target.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT %d", i)})
 		askSIGINT(e)
 		if sig.Kind() != sim.HandlerNone {
 			sig.AwaitTrips(seen + 1)
 		}
 		var anew bool
-		if at, anew = p.waitAnew(at, ms); !anew {
+		if at, anew = p.waitAnew(target, at, ms); !anew {
 			why = fmt.Sprintf("%d ms after SIGINT %d reached the model", ms, i)
 			break
 		}
-		why = fmt.Sprintf("the main thread waits for room anew, after SIGINT %d", i)
+		why = fmt.Sprintf("%s waits for room anew, after SIGINT %d", target.Name, i)
 		if !twice || !at.Interruptible {
 			break
 		}
 	}
-	rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: why, Then: "resume fd 2"})
+	rt.Tel.Emit(telemetry.Observed{Thread: target.Name, Waits: why, Then: "resume fd 2"})
 	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
 }
 
 // waitAnew waits, at most ms, until the main thread waits for room on fd 2
 // in a wait begun after at, or in one a signal cannot end; it returns that
 // wait.
-func (p *sinkPlayer) waitAnew(at sim.WaitState, ms int) (sim.WaitState, bool) {
-	e, rt := p.e, p.e.RT
+func (p *sinkPlayer) waitAnew(t *sim.Thread, at sim.WaitState, ms int) (sim.WaitState, bool) {
+	rt := p.e.RT
 	room := rt.FD2.Room()
 	got := make(chan sim.WaitState, 1)
 	go func() {
 		var now sim.WaitState
 		rt.G.WaitUntil(func() bool {
-			now = e.Main.WaitStateLocked()
+			now = t.WaitStateLocked()
 			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
 		})
 		got <- now
