@@ -62,7 +62,7 @@ func addRandomFlags(fs *flag.FlagSet) *randomFlags {
 	fs.StringVar(&r.family, "family", "", "with -random: only this family ("+strings.Join(schedule.Families, ", ")+")")
 	fs.IntVar(&r.procs, "j", 2, "with -random: children at a time")
 	fs.StringVar(&r.replay, "replay", "", "play exactly this schedule (as -random prints it) and print its verdict")
-	fs.IntVar(&r.shrink, "shrink-runs", 60, "with -random: child runs the shrinking of each failure cause may spend (0: no shrinking)")
+	fs.IntVar(&r.shrink, "shrink-runs", 60, "with -random: child runs the shrinking of each failure cause may spend, a run whose forwarder reads a few bytes at a time weighing more (0: no shrinking)")
 	fs.IntVar(&r.replays, "replays", 0, "with -random: replay each of the first 100 failures this many times and print the agreement")
 	return r
 }
@@ -185,12 +185,12 @@ func Command(args []string, w io.Writer) int {
 		fmt.Fprintf(w, " -policy %s", r.policy)
 	}
 	fmt.Fprintf(w, " (profile %s, %s mode)\n", prof.Name, prof.Mode)
-	results, err := run.Search(ctx, r.seed, r.runs, r.procs, f, nil)
+	results, findings, err := run.Hunt(ctx, r.seed, r.runs, r.procs, f, r.shrink)
 	if err != nil {
 		return fail("%v", err)
 	}
 	PrintTable(w, results)
-	flaky := PrintFailures(ctx, w, run, results, f, r.shrink, r.procs)
+	flaky := PrintFailures(w, results, findings, f, r.shrink)
 	if r.replays > 0 {
 		more, err := run.ReplayAgreement(ctx, w, results, r.replays, 100, r.procs)
 		if err != nil {

@@ -12,20 +12,163 @@ import (
 	"logjam/scenario/schedule"
 )
 
+// Finding is one cause of failure (Cause): the runs that showed it, the
+// replay of its first, and that failure shrunk.
+type Finding struct {
+	Cause   string
+	First   Result   // the cause's first failing run
+	Runs    int      // how many runs showed it
+	Classes []string // their classes (Class), in run order
+	// Replayed is the cause the first failure's replay showed ("" for a
+	// pass); the failure is shrunk only when it is Cause again.
+	Replayed string
+	Shrunk   Shrunk
+	Err      error // the replay or the shrink could not run a child
+}
+
+// Hunt plays n schedules drawn from seed and, for each cause of failure,
+// replays its first failure and shrinks it (budget child runs at most; 0:
+// neither), procs children at a time, with results and findings in run
+// order. A cause's replay and shrink start as soon as every earlier run
+// has ended (its first failure is then known), beside the rest of the
+// search (replayAndShrink says which child goes first). None of that
+// changes what is found or printed, only how soon: each result is a
+// function of the verdicts.
+func (r Runner) Hunt(ctx context.Context, seed uint64, n, procs int, f schedule.Filter, budget int) ([]Result, []*Finding, error) {
+	h := &hunt{play: r.result, slots: newSlots(procs)}
+	return h.run(ctx, n, budget, func(i int) (uint64, schedule.Schedule) {
+		sd := SeedOf(seed, i)
+		return sd, Draw(sd, f)
+	})
+}
+
+// result plays s in a child and says what it did.
+func (r Runner) result(ctx context.Context, s schedule.Schedule) (Result, error) {
+	out, err := r.Run(ctx, s)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Schedule: s, Verdict: out.Observed, Class: Class(s, out.Observed, out.Cycle), Cause: Cause(s, out),
+		Reason: out.Reason, Cycle: out.Cycle, Ms: out.Ms}, nil
+}
+
+// hunt is a search with its replays and shrinks: how a schedule is played,
+// and the children that may run at once.
+type hunt struct {
+	play  func(ctx context.Context, s schedule.Schedule) (Result, error)
+	slots *slots
+	wg    sync.WaitGroup // every replay and shrink
+}
+
+// searchPriority is the search's runs' priority: below every shrink's.
+const searchPriority = 0
+
+func (h *hunt) run(ctx context.Context, n, budget int, draw func(i int) (uint64, schedule.Schedule)) ([]Result, []*Finding, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]Result, n)
+	ended := make([]bool, n)
+	var findings []*Finding
+	byCause := map[string]*Finding{}
+	var mu sync.Mutex
+	var firstErr error
+	frontier := 0
+	// reached takes in run i's result; under mu.
+	reached := func(i int) {
+		ended[i] = true
+		for ; frontier < n && ended[frontier]; frontier++ {
+			res := results[frontier]
+			if !res.Failed() {
+				continue
+			}
+			fd := byCause[res.Cause]
+			if fd == nil {
+				fd = &Finding{Cause: res.Cause, First: res}
+				byCause[res.Cause] = fd
+				findings = append(findings, fd)
+				if budget > 0 {
+					h.wg.Add(1)
+					go func() {
+						defer h.wg.Done()
+						h.replayAndShrink(ctx, fd, budget)
+					}()
+				}
+			}
+			fd.Runs++
+			if !slices.Contains(fd.Classes, res.Class) {
+				fd.Classes = append(fd.Classes, res.Class)
+			}
+		}
+	}
+	next := make(chan int)
+	var search sync.WaitGroup
+	for w := 0; w < h.slots.size; w++ {
+		search.Add(1)
+		go func() {
+			defer search.Done()
+			for i := range next {
+				if err := h.slots.acquire(ctx, searchPriority); err != nil {
+					continue // ended: the rest are not played
+				}
+				seed, s := draw(i)
+				res, err := h.play(ctx, s)
+				h.slots.release()
+				res.Index, res.Seed = i, seed
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = fmt.Errorf("run %d (seed %d): %w", i, seed, err)
+					}
+					cancel()
+				} else {
+					results[i] = res
+					reached(i)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		next <- i
+	}
+	close(next)
+	search.Wait()
+	h.wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return results, findings, firstErr
+}
+
+// replayAndShrink replays fd's first failure and, when the replay shows
+// its cause again, shrinks it. Its plays go before the search's, the
+// longest first failure's first: its shrink is likely the longest chain
+// of slow children, and each cause's children run one after another.
+func (h *hunt) replayAndShrink(ctx context.Context, fd *Finding, budget int) {
+	prio := 1 + fd.First.Ms
+	play := func(ctx context.Context, s schedule.Schedule) (string, error) {
+		if err := h.slots.acquire(ctx, prio); err != nil {
+			return "", err
+		}
+		defer h.slots.release()
+		res, err := h.play(ctx, s)
+		return res.Cause, err
+	}
+	fd.Replayed, fd.Err = play(ctx, fd.First.Schedule)
+	if fd.Err != nil || fd.Replayed != fd.Cause {
+		return
+	}
+	fd.Shrunk, fd.Err = shrink(ctx, fd.First.Schedule, fd.Cause, budget, play)
+}
+
 // PrintFailures prints every failure (seed, class, the command that reruns
-// it), then for each cause (Cause) the runs that showed it, the exact
-// replay of its first, and that failure shrunk (Shrink, budget child runs
-// at most): as JSON, as a Ginkgo Entry for suites/random and as a simrt
-// command line with its GO_FAILPOINTS. A cause is shrunk only when a
-// replay of its first failure shows it again. The causes are shrunk side by
-// side, procs children at a time; what is printed does not depend on which
-// finishes first. A cause whose replay does not show it again is FLAKY
-// (returned), not shrunk.
-func PrintFailures(ctx context.Context, w io.Writer, r Runner, results []Result, f schedule.Filter, budget, procs int) (flaky []Flaky) {
-	firsts := map[string]Result{}
-	count := map[string]int{}
-	classes := map[string][]string{}
-	var causes []string
+// it), then for each cause the runs that showed it, the exact replay of
+// its first, and that failure shrunk (as JSON, as a Ginkgo Entry for
+// suites/random and as a simrt command line with its GO_FAILPOINTS), with
+// the changes that got it there. A cause whose replay did not show it
+// again is FLAKY (returned), not shrunk. What it prints depends on the
+// verdicts alone, never on which child finished first.
+func PrintFailures(w io.Writer, results []Result, findings []*Finding, f schedule.Filter, budget int) (flaky []Flaky) {
 	any := false
 	for _, res := range results {
 		if !res.Failed() {
@@ -36,82 +179,49 @@ func PrintFailures(ctx context.Context, w io.Writer, r Runner, results []Result,
 			any = true
 		}
 		fmt.Fprintf(w, "  seed %-6d %-36s faults %2d\n", res.Seed, res.Class, res.Schedule.Faults())
-		if _, ok := firsts[res.Cause]; !ok {
-			firsts[res.Cause] = res
-			causes = append(causes, res.Cause)
-		}
-		count[res.Cause]++
-		if !slices.Contains(classes[res.Cause], res.Class) {
-			classes[res.Cause] = append(classes[res.Cause], res.Class)
-		}
 	}
-	sort.Slice(causes, func(i, j int) bool {
-		if a, b := policyRank(causes[i]), policyRank(causes[j]); a != b {
-			return a < b
+	findings = slices.Clone(findings)
+	sort.SliceStable(findings, func(i, j int) bool {
+		a, b := findings[i].Cause, findings[j].Cause
+		if ra, rb := policyRank(a), policyRank(b); ra != rb {
+			return ra < rb
 		}
-		return causes[i] < causes[j]
+		return a < b
 	})
 	if any {
-		fmt.Fprintf(w, "\n%d causes\n", len(causes))
+		fmt.Fprintf(w, "\n%d causes\n", len(findings))
 	}
-	type shrunk struct {
-		replayed string
-		s        Shrunk
-		err      error
-	}
-	done := make([]shrunk, len(causes))
-	if budget > 0 {
-		slots := make(chan struct{}, max(1, procs))
-		play := func(ctx context.Context, s schedule.Schedule) (string, error) {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			out, err := r.Run(ctx, s)
-			if err != nil {
-				return "", err
-			}
-			return Cause(s, out), nil
-		}
-		var wg sync.WaitGroup
-		for i, c := range causes {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				first := firsts[c]
-				again, err := play(ctx, first.Schedule)
-				done[i].replayed, done[i].err = again, err
-				if err != nil || again != c {
-					return
-				}
-				done[i].s, done[i].err = shrink(ctx, first.Schedule, c, budget, play)
-			}()
-		}
-		wg.Wait()
-	}
-	for i, c := range causes {
-		res := firsts[c]
-		fmt.Fprintf(w, "\n%s\n", c)
-		fmt.Fprintf(w, "  runs:     %d (%s), first seed %d\n", count[c], strings.Join(classes[c], "; "), res.Seed)
+	for _, d := range findings {
+		res := d.First
+		fmt.Fprintf(w, "\n%s\n", d.Cause)
+		fmt.Fprintf(w, "  runs:     %d (%s), first seed %d\n", d.Runs, strings.Join(d.Classes, "; "), res.Seed)
 		fmt.Fprintf(w, "  replay:   %s\n", ReplayCommand(res.Schedule))
 		if budget == 0 {
 			continue
 		}
-		d := done[i]
 		switch {
-		case d.err != nil:
-			fmt.Fprintf(w, "  shrink:   %v\n", d.err)
+		case d.Err != nil:
+			fmt.Fprintf(w, "  shrink:   %v\n", d.Err)
 			continue
-		case d.replayed != c:
-			fl := Flaky{Seed: res.Seed, Failure: c, Got: []string{orPass(d.replayed)}}
+		case d.Replayed != d.Cause:
+			fl := Flaky{Seed: res.Seed, Failure: d.Cause, Got: []string{orPass(d.Replayed)}}
 			flaky = append(flaky, fl)
 			fmt.Fprintf(w, "  %s: not shrunk\n", fl)
 			continue
 		}
-		s := d.s.Schedule
+		s := d.Shrunk.Schedule
 		how := "1-minimal"
-		if !d.s.Minimal {
+		if !d.Shrunk.Minimal {
 			how = "budget spent, not 1-minimal"
 		}
-		fmt.Fprintf(w, "  shrunk:   faults %d -> %d, lines %d -> %d (%d child runs, %s)\n", res.Schedule.Faults(), s.Faults(), res.Schedule.Lines(), s.Lines(), d.s.Runs, how)
+		runs := fmt.Sprintf("%d child runs", d.Shrunk.Runs)
+		if d.Shrunk.Weight != d.Shrunk.Runs {
+			runs += fmt.Sprintf(" weighing %d", d.Shrunk.Weight) // slow forwarder reads
+		}
+		fmt.Fprintf(w, "  shrunk:   faults %d -> %d, lines %d -> %d (%s, %s)\n", res.Schedule.Faults(), s.Faults(), res.Schedule.Lines(), s.Lines(), runs, how)
+		if len(d.Shrunk.Steps) > 0 {
+			fmt.Fprintf(w, "  steps:    %s\n", strings.Join(d.Shrunk.Steps, ", "))
+		}
 		fmt.Fprintf(w, "  schedule: %s\n", s.JSON())
 		fmt.Fprintf(w, "  replay:   %s\n", ReplayCommand(s))
 		fmt.Fprintf(w, "  entry:    %s\n", GinkgoEntry(fmt.Sprintf("seed %d: %s", res.Seed, res.Class), s, res.Verdict))

@@ -7,9 +7,7 @@ package search
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"logjam/harness/cell"
@@ -74,54 +72,6 @@ type Result struct {
 
 // Failed reports whether the ledger found anything.
 func (r Result) Failed() bool { return r.Verdict != verdict.OK }
-
-// Search plays n schedules drawn from seed, procs at a time, and returns
-// them in run order. onResult, if set, sees each result as it comes.
-func (r Runner) Search(ctx context.Context, seed uint64, n, procs int, f schedule.Filter, onResult func(Result)) ([]Result, error) {
-	results := make([]Result, n)
-	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for w := 0; w < max(1, procs); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				res, err := r.one(ctx, i, SeedOf(seed, i), f)
-				results[i], errs[i] = res, err
-				if err == nil && onResult != nil {
-					mu.Lock()
-					onResult(res)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := 0; i < n && ctx.Err() == nil; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return results, err
-		}
-	}
-	return results, ctx.Err()
-}
-
-func (r Runner) one(ctx context.Context, i int, seed uint64, f schedule.Filter) (Result, error) {
-	s := Draw(seed, f)
-	out, err := r.Run(ctx, s)
-	if err != nil {
-		return Result{}, fmt.Errorf("run %d (seed %d): %w", i, seed, err)
-	}
-	res := Result{Index: i, Seed: seed, Schedule: s, Verdict: out.Observed, Reason: out.Reason, Cycle: out.Cycle, Ms: out.Ms}
-	res.Class = Class(s, out.Observed, out.Cycle)
-	res.Cause = Cause(s, out)
-	return res, nil
-}
 
 // Class names a failure the way the matrix does: the policy (or the
 // lazy-init variant) and the verdict, with what makes it one of the

@@ -2,8 +2,12 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"logjam/scenario/schedule"
 	"logjam/verdict"
@@ -129,4 +133,88 @@ func TestShrinkCandidatesRenumberStalls(t *testing.T) {
 			t.Errorf("no candidate with %s (and the stalls renumbered)", want)
 		}
 	}
+}
+
+// The whole hunt (search, replays, shrinks, what is printed) is a
+// function of the verdicts: with a fake oracle whose plays end in a random
+// order, one child at a time or eight give the same output, byte for byte.
+func TestHuntPrintsTheSameWhateverTheTiming(t *testing.T) {
+	// The fake bugs: a pipe-like fd 2 with an invalid byte in some call and
+	// at least 6 lines is LOST; two threads or more with a daemon, HANG.
+	oracle := func(s schedule.Schedule) (verdict.Verdict, string) {
+		k := s.Sink
+		if k == nil {
+			return verdict.OK, ""
+		}
+		invalid := false
+		for _, th := range k.Threads {
+			for _, c := range th.Calls {
+				invalid = invalid || c.Invalid > 0
+			}
+		}
+		switch {
+		case invalid && k.FD2.Kind != schedule.FD2File && s.Lines() >= 6:
+			return verdict.Lost, s.Policy + " LOST: fake"
+		case len(k.Threads) >= 2 && k.Daemons > 0:
+			return verdict.Hang, s.Policy + " HANG: fake"
+		}
+		return verdict.OK, ""
+	}
+	output := func(procs int) string {
+		var mu sync.Mutex
+		rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(procs)))
+		play := func(ctx context.Context, s schedule.Schedule) (Result, error) {
+			mu.Lock()
+			d := time.Duration(rnd.IntN(300)) * time.Microsecond
+			mu.Unlock()
+			time.Sleep(d) // the children end in any order
+			v, cause := oracle(s)
+			return Result{Schedule: s, Verdict: v, Class: s.Policy + " " + string(v), Cause: cause, Ms: int64(d / time.Microsecond)}, nil
+		}
+		f := schedule.Filter{Family: schedule.FamilySink}
+		h := &hunt{play: play, slots: newSlots(procs)}
+		results, findings, err := h.run(context.Background(), 150, 40, func(i int) (uint64, schedule.Schedule) {
+			return SeedOf(1, i), Draw(SeedOf(1, i), f)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		PrintTable(&b, results)
+		if flaky := PrintFailures(&b, results, findings, f, 40); len(flaky) > 0 {
+			t.Fatalf("a fake oracle cannot be flaky: %v", flaky)
+		}
+		for _, fd := range findings {
+			if v, cause := oracle(fd.Shrunk.Schedule); cause != fd.Cause || v == verdict.OK {
+				t.Errorf("%s: the shrunk schedule does not fail so", fd.Cause)
+			}
+		}
+		return b.String()
+	}
+	one := output(1)
+	if !strings.Contains(one, "1-minimal") || strings.Count(one, "\n  shrunk:") < 4 {
+		t.Fatalf("too few causes shrunk to compare:\n%s", one)
+	}
+	for _, procs := range []int{8, 2, 8} {
+		if got := output(procs); got != one {
+			t.Fatalf("-j %d printed another output than -j 1:\n%s", procs, lineDiff(one, got))
+		}
+	}
+}
+
+// lineDiff is the first line where a and b differ, with its neighbours.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		if i >= len(al) || i >= len(bl) || al[i] != bl[i] {
+			get := func(l []string) string {
+				if i < len(l) {
+					return l[i]
+				}
+				return "(end)"
+			}
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, get(al), get(bl))
+		}
+	}
+	return "(same)"
 }

@@ -3,7 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
-	"sync"
+	"slices"
 
 	"logjam/scenario/schedule"
 )
@@ -11,123 +11,91 @@ import (
 // Shrunk is a failure's smallest schedule found.
 type Shrunk struct {
 	Schedule schedule.Schedule
-	// Runs: the child runs spent (candidates and confirmations).
-	Runs int
+	// Runs: the child runs spent, one per candidate judged; Weight: what
+	// they weighed against the budget (cost).
+	Runs, Weight int
 	// Minimal: a whole pass over the single removals (every fault, thread,
 	// call, line) found none that still fails the same way: the schedule
-	// is 1-minimal. False when the budget ran out first.
+	// is 1-minimal. False when the budget could not pay for them all.
 	Minimal bool
+	// Steps are the changes taken, in order ("thread 2", "lines 0.1 40 ->
+	// 20"): how the failure got small, for a person to follow.
+	Steps []string
 }
-
-// shrinkBatch is how many candidates of one failure are played at once. It
-// is a constant, not the number of children the machine runs at a time, so
-// the runs spent (and where the budget stops) are the same on every
-// machine. One: the children run side by side across the causes
-// (PrintFailures), and a batch's candidates after the one taken are runs
-// wasted.
-const shrinkBatch = 1
 
 // test plays one schedule and returns its failure's cause ("" for a pass).
 type test func(ctx context.Context, s schedule.Schedule) (string, error)
 
-// Shrink makes s, which failed with cause, smaller while it still fails
-// with the same cause: greedy passes over a fixed list of changes, each
-// removing or simplifying one thing (biggest first: an abort, a thread, a
-// call, half a call's lines; last: one line), until a pass accepts none
-// (the result is 1-minimal) or budget child runs are spent. It is
-// deterministic: candidates come in a fixed order, shrinkBatch at a time,
-// and the first of a batch (in order) that fails is taken, whatever
-// finished first. Each distinct schedule is played at most once (the
-// shrinker remembers every encoding it played). Only a failure whose
-// replay failed the same way is shrunk (PrintFailures), so the path
-// depends on the verdicts alone, which the child's barriers and seeds
-// decide.
-func (r Runner) Shrink(ctx context.Context, s schedule.Schedule, cause string, budget int) (Shrunk, error) {
-	play := func(ctx context.Context, c schedule.Schedule) (string, error) {
-		out, err := r.Run(ctx, c)
-		if err != nil {
-			return "", err
-		}
-		return Cause(c, out), nil
-	}
-	return shrink(ctx, s, cause, budget, play)
-}
-
+// shrink makes s, which failed with cause, smaller while it still fails
+// with the same cause: greedy passes over a fixed list of changes
+// (candidates), each removing or simplifying one thing, biggest first,
+// until a pass takes none: the result is 1-minimal if that pass could pay
+// for every candidate (budget child runs, each weighed by cost; one the
+// budget left cannot pay for is passed over). One candidate is judged at a time, in list order; one that
+// fails with the cause is taken and the next is tried from the same place
+// in the new schedule's list (after a count, from that count's next try).
+// Each distinct schedule is judged at most once. The path, and so the
+// result and the runs counted, depend on the verdicts alone, never on
+// timing or on how many children run at once; only a failure whose replay
+// failed the same way is shrunk, and the child's barriers and seeds decide
+// the verdicts.
 func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, play test) (Shrunk, error) {
 	res := Shrunk{Schedule: s}
 	seen := map[string]bool{s.Encode(): true}
 	// lo: per count (a candidate's key), the largest value seen to pass,
-	// so that the next try of that count halves what is left above it.
+	// where the next try of that count starts (bisect). It is only where
+	// to look: a schedule is 1-minimal by the last pass's plays alone.
 	lo := map[string]int{}
-	// first plays a batch side by side and returns the first, in order,
-	// that failed with the cause (-1: none).
-	first := func(batch []candidate) (int, error) {
-		got := make([]string, len(batch))
-		errs := make([]error, len(batch))
-		var wg sync.WaitGroup
-		for i, c := range batch {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				got[i], errs[i] = play(ctx, c.s)
-			}()
-		}
-		wg.Wait()
-		res.Runs += len(batch)
-		for i := range batch {
-			if errs[i] != nil {
-				return -1, errs[i]
-			}
-			if got[i] == cause {
-				return i, nil
-			}
-		}
-		return -1, nil
-	}
 	for {
-		accepted := false
+		took, heavy := false, false
+		resume := "" // after a count is taken, the place of its next try
 		for at := 0; ; {
-			if ctx.Err() != nil {
-				return res, ctx.Err()
+			if err := ctx.Err(); err != nil {
+				return res, err
 			}
 			all := candidates(res.Schedule, lo)
+			if resume != "" {
+				for i, c := range all {
+					if c.key == resume {
+						at = i
+						break
+					}
+				}
+				resume = ""
+			}
+			for at < len(all) && seen[all[at].s.Encode()] {
+				at++
+			}
 			if at >= len(all) {
 				break
 			}
-			var batch []candidate
-			var index []int
-			for i := at; i < len(all) && len(batch) < shrinkBatch; i++ {
-				at = i + 1
-				if enc := all[i].s.Encode(); !seen[enc] {
-					seen[enc] = true
-					batch = append(batch, all[i])
-					index = append(index, i)
-				}
-			}
-			if len(batch) == 0 {
+			c := all[at]
+			w := cost(c.s)
+			if res.Weight+w > budget {
+				heavy = true // what is left of the budget cannot pay for it
+				at++
 				continue
 			}
-			if res.Runs+len(batch) > budget {
-				return res, nil
-			}
-			j, err := first(batch)
+			seen[c.s.Encode()] = true
+			got, err := play(ctx, c.s)
 			if err != nil {
 				return res, err
 			}
-			for b, c := range batch {
-				if (j < 0 || b < j) && c.key != "" {
+			res.Runs++
+			res.Weight += w
+			if got != cause {
+				if c.key != "" {
 					lo[c.key] = max(lo[c.key], c.n)
 				}
+				at++
+				continue
 			}
-			if j >= 0 {
-				res.Schedule, accepted = batch[j].s, true
-				// The next candidates are the new schedule's, from the same
-				// place in the list.
-				at = index[j]
-			}
+			res.Schedule, took = c.s, true
+			res.Steps = append(res.Steps, c.what)
+			resume = c.key
 		}
-		if !accepted {
-			res.Minimal = true
+		if !took {
+			res.Minimal = !heavy
 			return res, nil
 		}
 	}
@@ -136,9 +104,10 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 // candidate is one change of a schedule; a change of a count names the
 // count (key) and its new value (n).
 type candidate struct {
-	s   schedule.Schedule
-	key string
-	n   int
+	s    schedule.Schedule
+	key  string
+	n    int
+	what string
 }
 
 // Candidates are the schedules one change smaller than s, in the order
@@ -151,37 +120,46 @@ func Candidates(s schedule.Schedule) []schedule.Schedule {
 	return out
 }
 
-// candidates: first a few changes that remove much at once (every thread
-// but main with the daemons and the lines outside calls; every call of
-// main but its last; every call's faults; half of every call's lines;
-// the signals; the simplest profile), then whole parts one at a time (the
+// candidates: first a few changes that remove much at once (every count
+// of lines capped at once; a forwarder's one-byte reads made whole-pipe
+// reads; every thread but main with the daemons and the lines outside
+// calls; every call of main but its last; every call's faults; the
+// signals; the simplest profile), then whole parts one at a time (the
 // ending, each thread, each call, daemons, lines outside calls, fd 2's and
-// sys.stderr's faults, signals), then each call's lines and faults (the
-// profile is not a fault: it is simplified only at once, above). A count n is tried at 0, halfway
-// between the largest value seen to pass (lo) and n, and n-1. Each
-// candidate is valid and inside the contract; every single removal is
-// among them, so a schedule none of them fails is 1-minimal.
+// sys.stderr's faults, signals), then each call's lines and faults, and
+// last each count one fewer. A count n is tried at 0, then counted up from
+// the largest value seen to pass (bisect); the profile is not a fault: it
+// is simplified only at once, above. Each candidate is valid and inside
+// the contract; every single removal is among them, so a schedule none of
+// them fails is 1-minimal.
 func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	var out []candidate
-	addCount := func(key string, n int, change func(c *schedule.Schedule)) {
+	addCount := func(what, key string, n int, change func(c *schedule.Schedule)) {
 		c := clone(s)
 		change(&c)
 		if c.Validate() == nil && c.InContract() == nil {
-			out = append(out, candidate{c, key, n})
+			out = append(out, candidate{c, key, n, what})
 		}
 	}
-	add := func(change func(c *schedule.Schedule)) { addCount("", 0, change) }
+	add := func(what string, change func(c *schedule.Schedule)) { addCount(what, "", 0, change) }
+	// oneFewer: each count's single removal (n-1), tried after every
+	// bisection, by when it is mostly a schedule already played.
+	var oneFewer []func()
 	counts := func(key string, n int, set func(c *schedule.Schedule, n int)) {
-		for _, m := range []int{0, lo[key] + (n-lo[key])/2, n - 1} {
-			if m >= 0 && m < n {
-				addCount(key, m, func(c *schedule.Schedule) { set(c, m) })
-			}
+		tries := bisect(n, lo[key])
+		for _, m := range tries {
+			addCount(fmt.Sprintf("%s %d -> %d", key, n, m), key, m, func(c *schedule.Schedule) { set(c, m) })
+		}
+		if m := n - 1; m >= 0 && !slices.Contains(tries, m) {
+			oneFewer = append(oneFewer, func() {
+				addCount(fmt.Sprintf("%s %d -> %d", key, n, m), key, m, func(c *schedule.Schedule) { set(c, m) })
+			})
 		}
 	}
 	if s.Lazy != nil {
-		add(func(c *schedule.Schedule) { c.Lazy.Race = false })
+		add("no race", func(c *schedule.Schedule) { c.Lazy.Race = false })
 		for i := range s.Lazy.Ops {
-			add(func(c *schedule.Schedule) { c.Lazy.Ops = append(c.Lazy.Ops[:i:i], c.Lazy.Ops[i+1:]...) })
+			add(fmt.Sprintf("op %d", i), func(c *schedule.Schedule) { c.Lazy.Ops = append(c.Lazy.Ops[:i:i], c.Lazy.Ops[i+1:]...) })
 		}
 		return out
 	}
@@ -194,7 +172,40 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 		}
 	}
 	// Much at once.
-	add(func(c *schedule.Schedule) {
+	most := k.Outside
+	for _, t := range k.Threads {
+		most = max(most, t.Outside)
+		for _, call := range t.Calls {
+			most = max(most, call.Lines)
+			if call.Nested != nil {
+				most = max(most, call.Nested.Lines)
+			}
+		}
+	}
+	for _, m := range bisect(most, lo[atMost]) {
+		addCount(fmt.Sprintf("at most %d lines a call", m), atMost, m, func(c *schedule.Schedule) {
+			eachCall(c, func(_, _ int, call *schedule.Call) {
+				call.Lines = min(call.Lines, m)
+				if call.Nested != nil {
+					call.Nested.Lines = min(call.Nested.Lines, m)
+				}
+			})
+			for s := range c.Sink.FD2.Stalls {
+				c.Sink.FD2.Stalls[s].Line = min(c.Sink.FD2.Stalls[s].Line, m)
+			}
+			c.Sink.SigintAt = min(c.Sink.SigintAt, m)
+			c.Sink.Outside = min(c.Sink.Outside, m)
+			for i := range c.Sink.Threads {
+				c.Sink.Threads[i].Outside = min(c.Sink.Threads[i].Outside, m)
+			}
+		})
+	}
+	if f := k.FD2; f.Chunk > 0 && f.Chunk < f.Capacity {
+		// One byte a read is a schedule's slowest part by far: read all
+		// the pipe holds, unless the failure needs the small reads.
+		add("the forwarder reads the whole pipe", func(c *schedule.Schedule) { c.Sink.FD2.Chunk = c.Sink.FD2.Capacity })
+	}
+	add("main alone", func(c *schedule.Schedule) {
 		c.Sink.Threads = c.Sink.Threads[:1]
 		c.Sink.FD2.Stalls = renumberStalls(c.Sink.FD2.Stalls, func(st *schedule.Stall) bool {
 			st.SigintThread = 0
@@ -204,7 +215,7 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 		c.Sink.Threads[0].Outside, c.Sink.Threads[0].OutsideText = 0, nil
 		eachCall(c, func(_, _ int, call *schedule.Call) { call.WaitFor = 0 })
 	})
-	add(func(c *schedule.Schedule) {
+	add("main's last call", func(c *schedule.Schedule) {
 		main := c.Sink.Threads[0].Calls
 		c.Sink.Threads[0].Calls = main[len(main)-1:]
 		c.Sink.FD2.Stalls = renumberStalls(c.Sink.FD2.Stalls, func(st *schedule.Stall) bool {
@@ -218,32 +229,21 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 			c.Sink.SigintAt = min(c.Sink.SigintAt, main[len(main)-1].Lines)
 		}
 	})
-	add(func(c *schedule.Schedule) {
+	add("no call faults", func(c *schedule.Schedule) {
 		eachCall(c, func(_, _ int, call *schedule.Call) {
 			call.Invalid, call.WaitFor, call.Fails, call.FailChars, call.Yield, call.CJK, call.Nested = 0, 0, false, 0, false, false, nil
 		})
 	})
-	add(func(c *schedule.Schedule) {
-		eachCall(c, func(i, j int, call *schedule.Call) { call.Lines /= 2 })
-		for s := range c.Sink.FD2.Stalls {
-			c.Sink.FD2.Stalls[s].Line /= 2
-		}
-		c.Sink.SigintAt /= 2
-		c.Sink.Outside /= 2
-		for i := range c.Sink.Threads {
-			c.Sink.Threads[i].Outside /= 2
-		}
-	})
-	add(func(c *schedule.Schedule) { c.Sink.Sigint, c.Sink.SigintAt, c.Sink.SigintIgnored = "", 0, false })
-	add(func(c *schedule.Schedule) { c.Platform, c.Python, c.Buffering = "linux", "3.12", "" })
+	add("no signals", func(c *schedule.Schedule) { c.Sink.Sigint, c.Sink.SigintAt, c.Sink.SigintIgnored = "", 0, false })
+	add("simplest profile", func(c *schedule.Schedule) { c.Platform, c.Python, c.Buffering = "linux", "3.12", "" })
 	// One part at a time.
-	add(func(c *schedule.Schedule) { c.Sink.Abort = nil })
+	add("no abort", func(c *schedule.Schedule) { c.Sink.Abort = nil })
 	for i := len(k.Threads) - 1; i >= 1; i-- {
-		add(func(c *schedule.Schedule) { removeThread(c.Sink, i) })
+		add(fmt.Sprintf("thread %d", i), func(c *schedule.Schedule) { removeThread(c.Sink, i) })
 	}
 	for i, t := range k.Threads {
 		for j := len(t.Calls) - 1; j >= 0; j-- {
-			add(func(c *schedule.Schedule) {
+			add(fmt.Sprintf("call %d.%d", i, j), func(c *schedule.Schedule) {
 				c.Sink.Threads[i].Calls = append(c.Sink.Threads[i].Calls[:j:j], c.Sink.Threads[i].Calls[j+1:]...)
 				c.Sink.FD2.Stalls = renumberStalls(c.Sink.FD2.Stalls, func(st *schedule.Stall) bool {
 					if st.At != schedule.StallAtLine || st.Thread != i {
@@ -260,44 +260,44 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 	}
 	counts("daemons", k.Daemons, func(c *schedule.Schedule, n int) { c.Sink.Daemons = n })
 	if k.GILDroppedMs > 0 {
-		add(func(c *schedule.Schedule) { c.Sink.GILDroppedMs = 0 })
+		add("no widened daemon window", func(c *schedule.Schedule) { c.Sink.GILDroppedMs = 0 })
 	}
 	counts("outside", k.Outside, func(c *schedule.Schedule, n int) { c.Sink.Outside = n })
-	texts := func(at func(c *schedule.Schedule) **schedule.Text) {
+	texts := func(what string, at func(c *schedule.Schedule) **schedule.Text) {
 		if *at(&s) == nil {
 			return
 		}
-		add(func(c *schedule.Schedule) { *at(c) = nil })
-		add(func(c *schedule.Schedule) { (*at(c)).CJK = false })
-		add(func(c *schedule.Schedule) { (*at(c)).Invalid = 0 })
+		add(what+" text", func(c *schedule.Schedule) { *at(c) = nil })
+		add(what+" multi-byte", func(c *schedule.Schedule) { (*at(c)).CJK = false })
+		add(what+" invalid bytes", func(c *schedule.Schedule) { (*at(c)).Invalid = 0 })
 	}
-	texts(func(c *schedule.Schedule) **schedule.Text { return &c.Sink.OutsideText })
+	texts("outside", func(c *schedule.Schedule) **schedule.Text { return &c.Sink.OutsideText })
 	for i, t := range k.Threads {
 		counts(fmt.Sprintf("outside %d", i), t.Outside, func(c *schedule.Schedule, n int) { c.Sink.Threads[i].Outside = n })
-		texts(func(c *schedule.Schedule) **schedule.Text { return &c.Sink.Threads[i].OutsideText })
+		texts(fmt.Sprintf("outside %d", i), func(c *schedule.Schedule) **schedule.Text { return &c.Sink.Threads[i].OutsideText })
 	}
-	add(func(c *schedule.Schedule) { c.Sink.Sigint, c.Sink.SigintAt = "", 0 })
-	add(func(c *schedule.Schedule) { c.Sink.SigintIgnored = false })
-	add(func(c *schedule.Schedule) { c.Sink.Stderr = schedule.Stderr{Kind: schedule.StderrOriginal} })
-	add(func(c *schedule.Schedule) { c.Sink.FD2.StallMs = 0 })
+	add("no SIGINT", func(c *schedule.Schedule) { c.Sink.Sigint, c.Sink.SigintAt = "", 0 })
+	add("SIGINT not ignored", func(c *schedule.Schedule) { c.Sink.SigintIgnored = false })
+	add("original sys.stderr", func(c *schedule.Schedule) { c.Sink.Stderr = schedule.Stderr{Kind: schedule.StderrOriginal} })
+	add("no stall", func(c *schedule.Schedule) { c.Sink.FD2.StallMs = 0 })
 	for i, st := range k.FD2.Stalls {
-		add(func(c *schedule.Schedule) {
+		add(fmt.Sprintf("stall %d", i), func(c *schedule.Schedule) {
 			c.Sink.FD2.Stalls = append(c.Sink.FD2.Stalls[:i:i], c.Sink.FD2.Stalls[i+1:]...)
 		})
 		if st.Sigint {
-			add(func(c *schedule.Schedule) {
+			add(fmt.Sprintf("stall %d SIGINT", i), func(c *schedule.Schedule) {
 				st := &c.Sink.FD2.Stalls[i]
 				st.Sigint, st.Twice, st.SigintThread = false, false, 0
 			})
 		}
 		if st.Twice {
-			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].Twice = false })
+			add(fmt.Sprintf("stall %d second Ctrl-C", i), func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].Twice = false })
 		}
 		if st.SigintThread > 0 {
-			add(func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].SigintThread = 0 })
+			add(fmt.Sprintf("stall %d SIGINT on main", i), func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].SigintThread = 0 })
 		}
 	}
-	add(func(c *schedule.Schedule) { c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File} })
+	add("fd 2 a file", func(c *schedule.Schedule) { c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File} })
 	for i, t := range k.Threads {
 		for j, call := range t.Calls {
 			at := func(c *schedule.Schedule) *schedule.Call { return &c.Sink.Threads[i].Calls[j] }
@@ -312,23 +312,83 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 					c.Sink.SigintAt = min(c.Sink.SigintAt, n)
 				}
 			})
-			add(func(c *schedule.Schedule) { at(c).Invalid = 0 })
-			add(func(c *schedule.Schedule) { at(c).WaitFor = 0 })
-			add(func(c *schedule.Schedule) { at(c).Fails, at(c).FailChars = false, 0 })
-			add(func(c *schedule.Schedule) { at(c).Yield = false })
-			add(func(c *schedule.Schedule) { at(c).CJK = false })
+			add(fmt.Sprintf("call %d.%d invalid", i, j), func(c *schedule.Schedule) { at(c).Invalid = 0 })
+			add(fmt.Sprintf("call %d.%d wait", i, j), func(c *schedule.Schedule) { at(c).WaitFor = 0 })
+			add(fmt.Sprintf("call %d.%d fails", i, j), func(c *schedule.Schedule) { at(c).Fails, at(c).FailChars = false, 0 })
+			add(fmt.Sprintf("call %d.%d yield", i, j), func(c *schedule.Schedule) { at(c).Yield = false })
+			add(fmt.Sprintf("call %d.%d multi-byte", i, j), func(c *schedule.Schedule) { at(c).CJK = false })
 			if call.Nested != nil {
-				add(func(c *schedule.Schedule) { at(c).Nested = nil })
+				add(fmt.Sprintf("call %d.%d nested", i, j), func(c *schedule.Schedule) { at(c).Nested = nil })
 				counts(fmt.Sprintf("nested lines %d.%d", i, j), call.Nested.Lines, func(c *schedule.Schedule, n int) { at(c).Nested.Lines = n })
-				add(func(c *schedule.Schedule) { at(c).Nested.Invalid = 0 })
-				add(func(c *schedule.Schedule) { at(c).Nested.WaitFor = 0 })
-				add(func(c *schedule.Schedule) { at(c).Nested.Fails, at(c).Nested.FailChars = false, 0 })
-				add(func(c *schedule.Schedule) { at(c).Nested.CJK = false })
+				add(fmt.Sprintf("nested %d.%d invalid", i, j), func(c *schedule.Schedule) { at(c).Nested.Invalid = 0 })
+				add(fmt.Sprintf("nested %d.%d wait", i, j), func(c *schedule.Schedule) { at(c).Nested.WaitFor = 0 })
+				add(fmt.Sprintf("nested %d.%d fails", i, j), func(c *schedule.Schedule) { at(c).Nested.Fails, at(c).Nested.FailChars = false, 0 })
+				add(fmt.Sprintf("nested %d.%d multi-byte", i, j), func(c *schedule.Schedule) { at(c).Nested.CJK = false })
 			}
 		}
 	}
 	if k.Abort != nil {
 		counts("after", k.Abort.After, func(c *schedule.Schedule, n int) { c.Sink.Abort.After = n })
+	}
+	for _, f := range oneFewer {
+		f()
+	}
+	return out
+}
+
+// cost is what judging s weighs against a shrink's budget: one child run,
+// and one more for each readsPerRun reads of a forwarder. A forwarder that
+// reads a byte at a time makes a run of a few hundred long lines take
+// seconds where a run takes tens of milliseconds: the budget bounds the
+// time a shrink takes, the same way on every machine.
+func cost(s schedule.Schedule) int {
+	k := s.Sink
+	if k == nil || k.FD2.Chunk <= 0 {
+		return 1
+	}
+	text := func(t *schedule.Text) int {
+		if t == nil {
+			return 128 // a line outside a call without a text class
+		}
+		return t.Size
+	}
+	bytes := k.Outside * text(k.OutsideText)
+	for _, t := range k.Threads {
+		bytes += t.Outside * text(t.OutsideText)
+		for _, c := range t.Calls {
+			bytes += c.Lines * c.Size
+			if c.Nested != nil {
+				bytes += c.Nested.Lines * c.Nested.Size
+			}
+		}
+	}
+	return 1 + bytes/k.FD2.Chunk/readsPerRun
+}
+
+// readsPerRun: a forwarder's reads that take about as long as a run's
+// start (measured: about 20 us a one-byte read, 40 ms a child's start).
+const readsPerRun = 2000
+
+// atMost is the key of the cap on every count of lines at once.
+const atMost = "at most"
+
+// bisect is where a count n is tried next: at 0, then at 1, 2, 4, ...
+// above lo, the largest value seen to pass, but never past halfway to n
+// (a failure mostly needs a few lines: counting up from below finds them
+// in fewer runs than halving down from n).
+func bisect(n, lo int) []int {
+	var out []int
+	next := 1
+	if lo >= n {
+		lo = 0 // seen to pass in an older schedule: a count now below it starts over
+	}
+	if lo > 0 {
+		next = min(2*lo, lo+(n-lo)/2)
+	}
+	for _, m := range []int{0, next} {
+		if m >= 0 && m < n && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
 	}
 	return out
 }
