@@ -638,6 +638,7 @@ class Logjam : public Sink {
   std::mutex mu_;       // guards outside_
   KeepBuffer outside_;  // lines logged outside a call that could not go to fd 2 (and a daemon's unwritten count)
   std::atomic<bool> outside_kept_{false};  // outside_ is not empty: the exit's fast path skips mu_
+  std::atomic<int> flushing_{0};           // flushes that have taken outside_'s lines and not yet written them
 
  public:
   const char *name() const override { return "logjam"; }
@@ -675,9 +676,13 @@ class Logjam : public Sink {
       return;
     }
     if (in_call()) { c.kept.add(b); return; }  // sys.stderr replaced
-    // Outside a call: never block while holding the GIL.
+    // Outside a call: never block while holding the GIL. Lines already
+    // kept process-wide go first, and those a flush has taken and not yet
+    // written too (it lets the GIL go before it takes the stdio lock): a
+    // later line never overtakes them on fd 2.
     int wait = PyGILState_Check() ? 0 : kRoomWaitMs;
-    if (!stderr_replaced() && fd2::try_direct(b, wait)) return;
+    bool backlog = outside_kept_.load() || flushing_.load() > 0;
+    if (!backlog && !stderr_replaced() && fd2::try_direct(b, wait)) return;
     std::lock_guard<std::mutex> g(mu_);
     outside_.add(b);
     outside_kept_.store(true);
@@ -717,9 +722,11 @@ class Logjam : public Sink {
       std::lock_guard<std::mutex> g(mu_);
       t = outside_.take();
       outside_kept_.store(false);
+      if (!t.empty()) flushing_++;
     }
     if (t.empty()) return true;
     Exc e = flush_to(t, "next outermost exit");
+    flushing_--;
     return finish(e);
   }
 
