@@ -8,7 +8,8 @@
 //
 // A mutant whose find text does not occur exactly once is STALE, one that
 // does not compile (or whose tests go test could not set up or build) is
-// INVALID: both are errors of the kit, not scored, and fail it (status 2).
+// INVALID, one whose tests ran past -timeout is TIMEOUT: each is an error
+// of the kit, not scored, and fails it (status 2).
 // A test pattern that names no package of the module fails the kit before
 // anything runs.
 package main
@@ -50,6 +51,10 @@ const (
 	Survived = "SURVIVED"
 	Stale    = "STALE"
 	Invalid  = "INVALID"
+	// TimedOut: go test ran past -timeout. Not a kill: the suites judge a
+	// hang by their own deadlines, so a mutant's tests that outlive the
+	// timeout say only that the machine was slow (or the timeout short).
+	TimedOut = "TIMEOUT"
 )
 
 type result struct {
@@ -149,8 +154,8 @@ func summary(w io.Writer, results []result) int {
 	}
 	scored := count[Killed] + count[Survived]
 	fmt.Fprintf(w, "\nscore: %d killed / %d (%.1f%%)", count[Killed], scored, 100*float64(count[Killed])/float64(max(scored, 1)))
-	if count[Stale]+count[Invalid] > 0 {
-		fmt.Fprintf(w, "; not scored: %d stale, %d invalid", count[Stale], count[Invalid])
+	if n := count[Stale] + count[Invalid] + count[TimedOut]; n > 0 {
+		fmt.Fprintf(w, "; not scored: %d stale, %d invalid, %d timed out", count[Stale], count[Invalid], count[TimedOut])
 	}
 	fmt.Fprintln(w)
 	for _, r := range results {
@@ -162,11 +167,11 @@ func summary(w io.Writer, results []result) int {
 		}
 	}
 	for _, r := range results {
-		if r.status == Stale || r.status == Invalid {
+		if r.status == Stale || r.status == Invalid || r.status == TimedOut {
 			fmt.Fprintf(w, "%s %s: %s\n", strings.ToLower(r.status), r.m.ID, r.by)
 		}
 	}
-	if count[Stale]+count[Invalid] > 0 {
+	if count[Stale]+count[Invalid]+count[TimedOut] > 0 {
 		return 2
 	}
 	if count[Survived] > 0 {
@@ -265,12 +270,16 @@ func runOne(scratch string, m Mutant, timeout time.Duration) (r result) {
 		r.status, r.by = Invalid, "go test could not set up or build a package: "+strings.TrimSpace(string(m))
 		return r
 	}
-	r.status, r.by = Killed, killedBy(out)
-	if ctx.Err() != nil {
-		r.by = "timed out after " + timeout.String()
+	if ctx.Err() != nil || testTimeout.Match(out) {
+		r.status, r.by = TimedOut, "go test ran past -timeout "+timeout.String()+": not scored (rerun it with -only and a longer -timeout)"
+		return r
 	}
+	r.status, r.by = Killed, killedBy(out)
 	return r
 }
+
+// testTimeout is a test binary's own -timeout panic.
+var testTimeout = regexp.MustCompile(`(?m)^panic: test timed out after `)
 
 var (
 	cellFail = regexp.MustCompile(`(?m)\[FAIL\] .*$`)

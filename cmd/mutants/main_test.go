@@ -62,6 +62,21 @@ func TestTheKitCannotCountASetupFailureAsAKill(t *testing.T) {
 	}
 }
 
+// Tests that run past the kit's -timeout decide nothing: TIMEOUT, not
+// scored, status 2, whether the kit's deadline or the test binary's own
+// -timeout ended them first.
+func TestTheKitCannotCountATimeoutAsAKill(t *testing.T) {
+	slow := module(t, "package b\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestSlow(t *testing.T) { time.Sleep(time.Minute) }\n")
+	r := runOne(slow, mutant, 5*time.Second)
+	if r.status != TimedOut {
+		t.Errorf("tests that outlive the timeout: %s (%s), want %s", r.status, r.by, TimedOut)
+	}
+	var w strings.Builder
+	if code := summary(&w, []result{r, {m: mutant, status: Killed}}); code != 2 || !strings.Contains(w.String(), "1 timed out") {
+		t.Errorf("summary status %d with a timed-out mutant, want 2:\n%s", code, w.String())
+	}
+}
+
 // Every mutant in mutants.yml still applies to today's tree (its find text
 // occurs exactly once, its test packages exist): a file split or a renamed
 // line makes go test red, not the next full kit run.
