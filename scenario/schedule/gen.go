@@ -98,8 +98,14 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		fd2Kinds = []string{FD2File, FD2Pipe, FD2PTY}
 	}
 	k.FD2.Kind = rapid.SampledFrom(fd2Kinds).Draw(t, "fd2")
-	switch k.FD2.Kind {
-	case FD2Pipe, FD2IPyKernel, FD2Wurlitzer:
+	// A stall at a Fatal abort, alone, on a one-page pipe: the lines after
+	// the abort fill the stalled pipe (as many as it takes whole), so the
+	// Fatal line's write blocks, maybe under a SIGINT.
+	abortStall := ending == "fatal" && k.FD2.Kind == FD2Pipe && rapid.IntRange(0, 2).Draw(t, "stall at the abort?") == 0
+	switch {
+	case abortStall:
+		k.FD2.Capacity = 4096
+	case k.FD2.Kind == FD2Pipe || k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer:
 		k.FD2.Capacity = rapid.SampledFrom([]int{4096, 8192, 16384, 65536}).Draw(t, "capacity")
 	}
 	switch k.FD2.Kind {
@@ -108,7 +114,9 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	case FD2Pipe, FD2PTY:
 		// Every stall ends (StallMs after the first blocked write) and
 		// lasts well past the 100 ms room wait.
-		k.FD2.StallMs = rapid.SampledFrom([]int{0, 200, 400}).Draw(t, "stall_ms")
+		if !abortStall {
+			k.FD2.StallMs = rapid.SampledFrom([]int{0, 200, 400}).Draw(t, "stall_ms")
+		}
 	}
 
 	if k.FD2.Kind != FD2IPyKernel && ending != "abort" {
@@ -144,8 +152,11 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		k.Threads = append(k.Threads, th)
 	}
 
-	// One Ctrl-C source at most: the stream's own interrupt or a real SIGINT.
-	if k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait {
+	// One Ctrl-C source at most: the stream's own interrupt or a real SIGINT
+	// (the abort stall's, if it has one).
+	abortSigint := abortStall && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait &&
+		rapid.IntRange(0, 2).Draw(t, "abort stall sigint?") > 0
+	if k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait && !abortSigint {
 		var moments []string
 		moments = append(moments, "", SigintLine)
 		if k.FD2.Kind == FD2Pipe && k.FD2.StallMs > 0 {
@@ -183,15 +194,9 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	// A foreign abort after a stall needs a line once fd 2 has room again.
 	foreignNoLine := k.Abort != nil && !k.Abort.Fatal && k.Abort.After < 1
 	switch {
-	case k.Abort != nil && k.Abort.Fatal && k.FD2.Kind == FD2Pipe && k.FD2.Capacity == 4096 && k.FD2.StallMs == 0 &&
-		rapid.Bool().Draw(t, "stall at the abort?"):
-		// Alone, at a Fatal abort on a one-page pipe: the lines after the
-		// abort fill the stalled pipe (as many as it takes whole), so the
-		// Fatal line blocks, maybe under a SIGINT.
+	case abortStall:
 		k.Abort.After = 64
-		st := Stall{At: StallAtAbort, Ms: rapid.SampledFrom([]int{200, 400}).Draw(t, "stall ms")}
-		st.Sigint = k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait && rapid.Bool().Draw(t, "abort stall sigint?")
-		k.FD2.Stalls = []Stall{st}
+		k.FD2.Stalls = []Stall{{At: StallAtAbort, Ms: rapid.SampledFrom([]int{200, 400}).Draw(t, "stall ms"), Sigint: abortSigint}}
 	case k.FD2.Kind == FD2Pipe && !foreignNoLine && rapid.IntRange(0, 2).Draw(t, "stalls at marks?") == 0:
 		k.FD2.Stalls = drawStalls(t, k, s.Platform)
 	}
