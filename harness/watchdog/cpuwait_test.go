@@ -35,7 +35,7 @@ func fakeCPUWait(t *testing.T, step time.Duration, looks int) {
 // time it waited for one is added to its deadline.
 func TestStarvedChildGetsTheTimeItWaitedForACPU(t *testing.T) {
 	fakeCPUWait(t, 600*time.Millisecond, 3)
-	cfg := Config{Deadline: 500 * time.Millisecond, Mode: Strict}
+	cfg := Config{Deadline: time.Second, Mode: Strict}
 	res, _ := run(t, childCmd(t, "slow"), cfg)
 	wantVerdict(t, res, verdict.Completed)
 }

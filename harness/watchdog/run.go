@@ -166,8 +166,10 @@ const (
 var cpuWaitOf = cpuWait
 
 // MaxStarvedShare bounds how far the deadline moves for the time the child
-// waited for a CPU: at most this many deadlines more.
-const MaxStarvedShare = 10
+// waited for a CPU: at most this many deadlines more. One: a stuck Go child
+// still wakes (the runtime's own threads), and on a machine at load 70 its
+// threads' run-queue delay, summed, grew faster than the clock.
+const MaxStarvedShare = 1
 
 // watch waits for the first thing that ends the run. The deadline counts
 // the time the child could run: when it passes, the time the child's
