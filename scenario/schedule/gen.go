@@ -119,7 +119,9 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		}
 	}
 
-	if k.FD2.Kind != FD2IPyKernel && ending != "abort" {
+	// (A stall at the abort needs sys.stderr the original: lines kept
+	// for a replaced one meet the stalled pipe in the fatal path.)
+	if k.FD2.Kind != FD2IPyKernel && ending != "abort" && !abortStall {
 		k.Stderr.Kind = rapid.SampledFrom([]string{StderrOriginal, StderrCaptured, StderrSlow, StderrOSError, StderrInterrupt, StderrSignalWait}).Draw(t, "stderr")
 	} else {
 		k.Stderr.Kind = StderrOriginal

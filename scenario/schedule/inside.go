@@ -27,8 +27,8 @@ func (s Schedule) InContract() error {
 			return out("an abort with sys.stderr replaced after earlier calls (their lines die with it)")
 		case k.Sigint == SigintBlocked || k.stallSigint() && !k.stallAt(StallAtAbort):
 			return out("an abort with a blocked-write SIGINT before the abort")
-		case k.stallAt(StallAtAbort) && (!k.Abort.Fatal || k.FD2.Capacity != 4096 || k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 1):
-			return out("a stall at the abort, other than alone, on a one-page pipe, before a Fatal line (what the fatal path finds kept, or cannot fit, dies)")
+		case k.stallAt(StallAtAbort) && (!k.Abort.Fatal || k.FD2.Capacity != 4096 || k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 1 || k.Stderr.Kind != StderrOriginal):
+			return out("a stall at the abort, other than alone, on a one-page pipe, with sys.stderr the original, before a Fatal line (what the fatal path finds kept, or cannot fit, dies)")
 		case k.stallAt(StallAtExit):
 			return out("an abort with a stall at exit (the run never reaches it)")
 		case !k.Abort.Fatal && (k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0) && k.Abort.After < 1:

@@ -105,6 +105,11 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 			k.Abort = &Abort{Fatal: true, After: 3}
 			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200}, {At: StallAtAbort, Ms: 200}}}
 		},
+		"stall at the abort, sys.stderr captured": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true, After: 3}
+			k.Stderr.Kind = StderrCaptured
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
+		},
 		"stall at the abort, 8 KiB pipe": func(k *Sink) {
 			k.Abort = &Abort{Fatal: true, After: 3}
 			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 8192, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
