@@ -223,13 +223,21 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 			rt.WaitDrained(t)
 		}
 		fill := false
-		for s, st := range k.FD2.Stalls {
-			if st.At == schedule.StallAtAbort {
-				p.startStall(t, s)
-				fill = true
-			}
-		}
 		after := 0
+		for s, st := range k.FD2.Stalls {
+			if st.At != schedule.StallAtAbort {
+				continue
+			}
+			// The first line after the abort goes while the reader reads:
+			// a catch-up of what the call kept (a room wait that timed out
+			// under load) happens there, not into the stalled pipe.
+			if k.Abort.After > 0 {
+				rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 230, message(c, c.Lines))
+				after = 1
+			}
+			p.startStall(t, s)
+			fill = true
+		}
 		for ; after < k.Abort.After; after++ {
 			msg := message(c, c.Lines+after)
 			if fill && !p.fitsWhole(lvl, be.Name+"_backend.cpp", 230, msg) {
