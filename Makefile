@@ -63,7 +63,7 @@ stress-daemon:   ## the daemon family with its window widened (a failpoint) DAEM
 	./scripts/stress-daemon.sh $(DAEMON_N)
 
 calibrate:       ## the real column: every row on every CPython found (python3, python3.X, pyenv), both stderr profiles; reports/calibration.{json,txt}
-	$(GINKGO) --label-filter calibrate ./calibrate
+	$(GINKGO) --timeout 4h --label-filter calibrate ./calibrate
 
 PY ?= default
 calibrate-stress: ## each timing-sensitive real cell N times (default 20) on PY (default python3); prints the agreement rate
