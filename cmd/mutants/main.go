@@ -256,6 +256,10 @@ func runOne(scratch string, m Mutant, timeout time.Duration) (r result) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if out, err := goCmd(ctx, scratch, "vet", "./"+filepath.Dir(m.File)); err != nil {
+		if ctx.Err() != nil {
+			r.status, r.by = TimedOut, "go vet ran past -timeout "+timeout.String()+": not scored (rerun it with -only and a longer -timeout)"
+			return r
+		}
 		r.status, r.by = Invalid, "does not build: "+firstMatch(out, regexp.MustCompile(`(?m)^.*\.go:\d+:\d+: .*$`))
 		return r
 	}
