@@ -301,11 +301,11 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 	}()
 }
 
-// sigintThenResume sends the stall's SIGINT on the main thread's blocked
+// sigintThenResume sends the stall's SIGINT on target's blocked
 // write (and, with twice, a second one, as I7 does, once the first reached
-// the model and the main thread waits for room anew in a wait a signal can
+// the model and the target waits for room anew in a wait a signal can
 // end) and has the parent read again as I2 does: once the last SIGINT
-// reached the model and the main thread waits for room anew (or in a wait
+// reached the model and the target waits for room anew (or in a wait
 // a signal cannot end), at most ms after it (a write that gave up may
 // never wait again).
 func (p *sinkPlayer) sigintThenResume(target *sim.Thread, ms int, twice bool) {
@@ -334,9 +334,8 @@ func (p *sinkPlayer) sigintThenResume(target *sim.Thread, ms int, twice bool) {
 	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
 }
 
-// waitAnew waits, at most ms, until the main thread waits for room on fd 2
-// in a wait begun after at, or in one a signal cannot end; it returns that
-// wait.
+// waitAnew waits, at most ms, until t waits for room on fd 2 anew
+// (waitsAnewLocked); it returns that wait.
 func (p *sinkPlayer) waitAnew(t *sim.Thread, at sim.WaitState, ms int) (sim.WaitState, bool) {
 	rt := p.e.RT
 	room := rt.FD2.Room()
@@ -344,8 +343,9 @@ func (p *sinkPlayer) waitAnew(t *sim.Thread, at sim.WaitState, ms int) (sim.Wait
 	go func() {
 		var now sim.WaitState
 		rt.G.WaitUntil(func() bool {
-			now = t.WaitStateLocked()
-			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
+			var anew bool
+			now, anew = waitsAnewLocked(t, room, at)
+			return anew
 		})
 		got <- now
 	}()

@@ -97,10 +97,7 @@ func sigintOnBlockedWrite(e *Env) *sim.PyErr {
 		seen := sig.Trips()
 		askSIGINT(e)
 		sig.AwaitTrips(seen + 1)
-		rt.G.WaitUntil(func() bool {
-			now := e.Main.WaitStateLocked()
-			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
-		})
+		rt.G.WaitUntil(func() bool { _, anew := waitsAnewLocked(e.Main, room, at); return anew })
 		rt.Tel.Emit(telemetry.Observed{Thread: e.Main.Name, Waits: room.ResourceName() + " again, after the SIGINT", Then: "resume fd 2"})
 		rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
 	}()
@@ -109,6 +106,15 @@ func sigintOnBlockedWrite(e *Env) *sim.PyErr {
 		return be.ExecuteLogging(e.Main, sim.Info, 48, lineMsg128)
 	})
 	return nil
+}
+
+// waitsAnewLocked reports whether t waits for room on fd 2 in a wait begun
+// after at, or in one a signal cannot end, and returns the wait it is in:
+// the state after a SIGINT at which the parent may read again (I2, I7 and
+// random schedules' stalls). A WaitUntil condition (graph mutex held).
+func waitsAnewLocked(t *sim.Thread, room *sim.PipeRoom, at sim.WaitState) (sim.WaitState, bool) {
+	now := t.WaitStateLocked()
+	return now, now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
 }
 
 // interruptedCapture (I3, I4):
@@ -190,8 +196,9 @@ func secondSigintOnBlockedWrite(e *Env) *sim.PyErr {
 	// after at (or in one a signal cannot end) and returns it.
 	waitAgain := func(at sim.WaitState) (now sim.WaitState) {
 		rt.G.WaitUntil(func() bool {
-			now = e.Main.WaitStateLocked()
-			return now.For == sim.Resource(room) && (now.Seq > at.Seq || !now.Interruptible)
+			var anew bool
+			now, anew = waitsAnewLocked(e.Main, room, at)
+			return anew
 		})
 		return now
 	}
