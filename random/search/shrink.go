@@ -342,27 +342,10 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 // seconds where a run takes tens of milliseconds: the budget bounds the
 // time a shrink takes, the same way on every machine.
 func cost(s schedule.Schedule) int {
-	k := s.Sink
-	if k == nil || k.FD2.Chunk <= 0 {
+	if s.Sink == nil || s.Sink.FD2.Chunk <= 0 {
 		return 1
 	}
-	text := func(t *schedule.Text) int {
-		if t == nil {
-			return 128 // a line outside a call without a text class
-		}
-		return t.Size
-	}
-	bytes := k.Outside * text(k.OutsideText)
-	for _, t := range k.Threads {
-		bytes += t.Outside * text(t.OutsideText)
-		for _, c := range t.Calls {
-			bytes += c.Lines * c.Size
-			if c.Nested != nil {
-				bytes += c.Nested.Lines * c.Nested.Size
-			}
-		}
-	}
-	return 1 + bytes/k.FD2.Chunk/readsPerRun
+	return 1 + s.MessageBytes()/s.Sink.FD2.Chunk/readsPerRun
 }
 
 // readsPerRun: a forwarder's reads that take about as long as a run's

@@ -668,20 +668,38 @@ func (s Schedule) Lines() int {
 	if s.Sink == nil {
 		return 0
 	}
-	n := s.Sink.Outside
-	for _, t := range s.Sink.Threads {
-		n += t.Outside
-		for _, c := range t.Calls {
-			n += c.Lines
-			if c.Nested != nil {
-				n += c.Nested.Lines
-			}
-		}
-	}
+	n := 0
+	s.Sink.eachLines(func(lines, _ int) { n += lines })
 	if s.Sink.Abort != nil {
 		n += s.Sink.Abort.After
 	}
 	return n
+}
+
+// MessageBytes is how many message bytes the threads log, in calls and
+// outside them (daemons and the lines after an abort aside).
+func (s Schedule) MessageBytes() int {
+	if s.Sink == nil {
+		return 0
+	}
+	n := 0
+	s.Sink.eachLines(func(lines, size int) { n += lines * size })
+	return n
+}
+
+// eachLines calls fn with each run of lines the threads log, and their
+// message size: the lines outside a call, each call's, each nested call's.
+func (k *Sink) eachLines(fn func(lines, size int)) {
+	fn(k.Outside, k.OutsideText.size())
+	for _, t := range k.Threads {
+		fn(t.Outside, t.OutsideText.size())
+		for _, c := range t.Calls {
+			fn(c.Lines, c.Size)
+			if c.Nested != nil {
+				fn(c.Nested.Lines, c.Nested.Size)
+			}
+		}
+	}
 }
 
 // faults counts a call's faults: the call, its invalid byte, switch point
@@ -701,6 +719,15 @@ func (c Call) faults() int {
 		n += c.Nested.faults()
 	}
 	return n
+}
+
+// size is a line's message size in this text class (nil: the 128 ASCII
+// bytes of a line outside a call with no text class).
+func (t *Text) size() int {
+	if t == nil {
+		return 128
+	}
+	return t.Size
 }
 
 // faults counts a text class's faults: multi-byte text, an invalid byte.
