@@ -25,7 +25,6 @@ const ProgressEnv = "LOGJAM_PROGRESS"
 // time, another shard's), or a spec that ended (Spec, with its cells).
 type ProgressEvent struct {
 	Family  string         `json:"family"`
-	Repeat  int            `json:"repeat,omitempty"`
 	Specs   int            `json:"specs,omitempty"`
 	Dropped int            `json:"dropped,omitempty"`
 	Spec    string         `json:"spec,omitempty"`
@@ -224,19 +223,22 @@ func followProgress(path string, p *cellProgress, stop <-chan struct{}) <-chan s
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		var off int64
+		var f *os.File // opened once the first suite has written it
+		defer func() {
+			if f != nil {
+				f.Close()
+			}
+		}()
 		var partial []byte
 		read := func() {
-			f, err := os.Open(path)
-			if err != nil {
-				return
+			if f == nil {
+				var err error
+				if f, err = os.Open(path); err != nil {
+					f = nil
+					return
+				}
 			}
-			defer f.Close()
-			if _, err := f.Seek(off, io.SeekStart); err != nil {
-				return
-			}
-			b, _ := io.ReadAll(f)
-			off += int64(len(b))
+			b, _ := io.ReadAll(f) // from where the last read ended
 			partial = append(partial, b...)
 			for {
 				i := bytes.IndexByte(partial, '\n')
@@ -274,11 +276,11 @@ const buildTickEvery = 15 * time.Second
 // status line rewritten every second, elsewhere a line every
 // buildTickEvery. The returned function stops it (and clears the line).
 func buildTicker(w io.Writer, what string) (stop func()) {
-	every := buildTickEvery
-	if isTerminal(w) {
+	tty, every := isTerminal(w), buildTickEvery
+	if tty {
 		every = time.Second
 	}
-	return tickBuild(w, isTerminal(w), what, every)
+	return tickBuild(w, tty, what, every)
 }
 
 func tickBuild(w io.Writer, tty bool, what string, every time.Duration) (stop func()) {

@@ -17,13 +17,13 @@ import (
 // only the cells not as expected and a closing count.
 func TestCellProgressFollowsWhatTheSuitesSend(t *testing.T) {
 	events := []ProgressEvent{
-		{Family: "deadlock", Repeat: 1, Specs: 2},
-		{Family: "capture", Repeat: 1, Specs: 3},
-		{Family: "capture", Repeat: 1, Dropped: 1}, // another shard's
-		{Family: "deadlock", Repeat: 1, Spec: "D1 a", Cells: []CellProgress{{Label: "D1 [pystderr]", Expected: verdict.Hang, Observed: verdict.Hang, Matches: true}}},
-		{Family: "capture", Repeat: 1, Spec: "C1 a", Failed: true, Cells: []CellProgress{{Label: "C1 [fd2]", Expected: verdict.OK, Observed: verdict.Misrouted}}},
-		{Family: "deadlock", Repeat: 1, Spec: "D2 a", Failed: true, Cells: []CellProgress{{Label: "D2 [fd2]", Expected: verdict.OK, Observed: verdict.OK, Matches: true}}},
-		{Family: "capture", Repeat: 1, Spec: "R seed=1"},
+		{Family: "deadlock", Specs: 2},
+		{Family: "capture", Specs: 3},
+		{Family: "capture", Dropped: 1}, // another shard's
+		{Family: "deadlock", Spec: "D1 a", Cells: []CellProgress{{Label: "D1 [pystderr]", Expected: verdict.Hang, Observed: verdict.Hang, Matches: true}}},
+		{Family: "capture", Spec: "C1 a", Failed: true, Cells: []CellProgress{{Label: "C1 [fd2]", Expected: verdict.OK, Observed: verdict.Misrouted}}},
+		{Family: "deadlock", Spec: "D2 a", Failed: true, Cells: []CellProgress{{Label: "D2 [fd2]", Expected: verdict.OK, Observed: verdict.OK, Matches: true}}},
+		{Family: "capture", Spec: "R seed=1"},
 	}
 	run := func(verbose bool) string {
 		path := filepath.Join(t.TempDir(), "progress.jsonl")

@@ -288,10 +288,10 @@ func sendProgress(fam string) {
 		return
 	}
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
-		runner.SendProgress(runner.ProgressEvent{Family: fam, Repeat: repeat(), Specs: r.PreRunStats.SpecsThatWillRun})
+		runner.SendProgress(runner.ProgressEvent{Family: fam, Specs: r.PreRunStats.SpecsThatWillRun})
 	})
 	ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
-		ev := runner.ProgressEvent{Family: fam, Repeat: repeat()}
+		ev := runner.ProgressEvent{Family: fam}
 		switch {
 		case sr.State == types.SpecStateSkipped && sr.Failure.Message != "":
 			ev.Dropped = 1
