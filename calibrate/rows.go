@@ -26,8 +26,8 @@ type Row struct {
 	Ignored  bool          // SIGINT ignored at start
 	Deadline time.Duration // before the watchdog's scale
 	Variants []string      // lazy init
-	// Schedule is a random-found row's schedule (suites/random, "policy":
-	// "logjam", "python": "3.12"): its contract is the schedule's, and the
+	// Schedule is a random-found row's schedule (schedule.Findings, as
+	// suites/random plays it): its contract is the schedule's, and the
 	// simulated cell plays it as scenario R with the column's policy, the
 	// interpreter's version and the stderr profile put in.
 	Schedule string
@@ -69,15 +69,15 @@ var Rows = []Row{
 	{ID: "U2", FD2: FD2File},
 	{ID: "U3", FD2: FD2File},
 	{ID: "T1", FD2: FD2File, Note: "daemon threads loop through calls while the interpreter exits (this interpreter is before 3.13.8)"},
-	{ID: "RF1", FD2: FD2File, Deadline: 5 * time.Second, Schedule: findingRF1,
+	{ID: "RF1", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF1"],
 		Note: "sys.stderr a capture; one call logs a line, then 8 lines outside any call (a destructor, GIL held)"},
-	{ID: "RF2", FD2: FD2File, Deadline: 5 * time.Second, Schedule: findingRF2,
+	{ID: "RF2", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF2"],
 		Note: "wurlitzer's capture (a 4096-byte pipe, 1024-byte reads, a forwarder that needs the GIL); sys.stderr raises OSError on every write; one call logs 64 lines"},
-	{ID: "RF3", FD2: FD2File, Deadline: 5 * time.Second, Schedule: findingRF3,
+	{ID: "RF3", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF3"],
 		Policies: []string{"fd2", "buffered", "logjam"},
 		LeftOut:  "pystderr: the real run is timing-dependent (HANG in 6 of 12 cells so far; T2's own write can return and take the GIL back before MainThread, which has not yet asked for a forced switch, wakes: then no cycle forms); adaptive and merged: with sys.stderr buffered the model is wrong (it does not model the BufferedWriter's lock, which makes T2's flush wait for MainThread's whole blocked flush: real OK, simulated LOST); unbuffered, the real run is a race (both writes sleep on the full pipe; T2's line lands inside MainThread's text only when it wins a page the forwarder frees): docs/FINDINGS.md",
 		Note:     "wurlitzer's capture (8192-byte pipe); each thread's calls run natively back to back (no bytecode, so no switch interval, between them); T2 asks for the GIL once MainThread's calls begin and gets it at MainThread's first release of it (a forced switch: T2 is seen asleep in the GIL's wait first), takes the second backend's lock and logs once MainThread sleeps"},
-	{ID: "RF4", FD2: FD2File, Deadline: 5 * time.Second, Schedule: findingRF4,
+	{ID: "RF4", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF4"],
 		Note: "wurlitzer's capture (4096-byte pipe); 128 lines outside any call (GIL held), the capture closed, then a daemon thread loops through calls while the interpreter exits (as T1)"},
 	{ID: "L1", FD2: FD2File, Deadline: 3 * time.Second, Variants: LazyVariants},
 	{ID: "L2", FD2: FD2File, Deadline: 3 * time.Second, Variants: LazyVariants},
@@ -96,15 +96,6 @@ var NotReproduced = []struct{ Rows, Why string }{
 	{"H1 H2 H3 H4 H5 H6 H0", "the watchdog's own cells: nothing of CPython to calibrate"},
 	{"R", "random schedules of the model beyond the rows random search found and kept (RF1-RF4, played above)"},
 }
-
-// The random-found rows' schedules, as suites/random plays them (a test
-// checks they are the same text).
-const (
-	findingRF1 = `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":1,"size":80,"level":"I"}]}],"outside":8}}`
-	findingRF2 = `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"oserror","k":1},"threads":[{"calls":[{"backend":0,"lines":64,"size":127,"level":"I"}]}]}}`
-	findingRF3 = `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":8192,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":1,"size":130,"level":"E","cjk":true},{"backend":1,"lines":117,"size":80,"level":"E","cjk":true,"wait_for":4}]},{"calls":null},{"calls":[{"backend":1,"lines":1,"size":127,"level":"E","wait_for":1}]},{"calls":null}]}}`
-	findingRF4 = `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"outside":128,"daemons":1}}`
-)
 
 // ScheduleFor is the row's schedule for one simulated cell: policy, the
 // interpreter's version and the stderr profile put in; ok is false for a

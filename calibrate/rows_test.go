@@ -1,13 +1,12 @@
 package calibrate
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"logjam/scenario"
+	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
 
@@ -78,21 +77,17 @@ func TestLimitForMatchesOnlyWhatItNames(t *testing.T) {
 }
 
 // A random-found row plays the very schedule suites/random keeps for it
-// (read as text: the suite is above this package), and the schedule takes
-// every interpreter version and stderr profile the calibration puts in.
+// (schedule.Findings, one for each), and the schedule takes every
+// interpreter version and stderr profile the calibration puts in.
 func TestRandomFoundRowsAreTheSuitesSchedules(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "suites", "random", "findings_test.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
 	for _, r := range Rows {
 		if r.Schedule == "" {
 			continue
 		}
 		n++
-		if !strings.Contains(string(src), "{\""+r.ID+"\", ") || !strings.Contains(string(src), "`"+r.Schedule+"`") {
-			t.Errorf("row %s: its schedule is not suites/random's row %s", r.ID, r.ID)
+		if r.Schedule != schedule.Findings[r.ID] {
+			t.Errorf("row %s: its schedule is not schedule.Findings[%q]", r.ID, r.ID)
 		}
 		for _, py := range []string{"3.10.13", "3.11.2", "3.13.0"} {
 			for _, prof := range []string{Buffered, Unbuffered} {
@@ -102,8 +97,8 @@ func TestRandomFoundRowsAreTheSuitesSchedules(t *testing.T) {
 			}
 		}
 	}
-	if n != 4 {
-		t.Errorf("%d random-found rows, want RF1-RF4", n)
+	if n != 4 || len(schedule.Findings) != 4 {
+		t.Errorf("%d random-found rows of %d findings, want RF1-RF4", n, len(schedule.Findings))
 	}
 }
 

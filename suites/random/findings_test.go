@@ -24,20 +24,20 @@ type finding struct {
 
 var findingRows = []finding{
 	{"RF1", "destructor-logs-outside-call-stderr-captured",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":1,"size":80,"level":"I"}]}],"outside":8}}`,
+		schedule.Findings["RF1"],
 		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.OK}},
 	// RF2 under pystderr: CRASH, not LOST; the model was wrong: pythonbuf throws the OSError out of a
 	// noexcept destructor (FINDINGS.md, "Calibrated").
 	{"RF2", "failing-stderr-fallback-on-forwarder-pipe",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"oserror","k":1},"threads":[{"calls":[{"backend":0,"lines":64,"size":127,"level":"I"}]}]}}`,
+		schedule.Findings["RF2"],
 		[]verdict.Verdict{verdict.Crash, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
 	// RF3: T2 holds its lock until MainThread waits (wait_for 1), so under pystderr the cycle forms whichever
 	// write(2) returns first (docs/TRUST.md, "Stress"); the other policies play the same interleaving as before.
 	{"RF3", "flush-blocked-part-way-another-thread-writes",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":8192,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":1,"size":130,"level":"E","cjk":true},{"backend":1,"lines":117,"size":80,"level":"E","cjk":true,"wait_for":4}]},{"calls":null},{"calls":[{"backend":1,"lines":1,"size":127,"level":"E","wait_for":1}]},{"calls":null}]}}`,
+		schedule.Findings["RF3"],
 		[]verdict.Verdict{verdict.Hang, verdict.Hang, verdict.OK, verdict.Lost, verdict.Lost, verdict.OK}},
 	{"RF4", "daemon-flushes-process-wide-lines-at-exit",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1024},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I"}]}],"outside":128,"daemons":1}}`,
+		schedule.Findings["RF4"],
 		[]verdict.Verdict{verdict.Crash, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
 }
 
