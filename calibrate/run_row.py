@@ -385,19 +385,25 @@ def row_U3():
 
 
 def row_T1():
+    looping_daemons(["D0", "D1"], lines=4, size=73)
+
+
+def looping_daemons(names, lines, size):
+    # daemon threads loop through calls (lines each) while the interpreter
+    # exits; the script ends once each has made one call.
     started = []
 
-    def daemon(i, ev):
+    def daemon(ev):
         first = True
         while True:
-            call("execute", ext.execute_logging, "I", 4, 73, -1)
+            call("execute", ext.execute_logging, "I", lines, size, -1)
             if first:
                 first = False
                 ev.set()
 
-    for i in range(2):
+    for name in names:
         ev = threading.Event()
-        threading.Thread(target=daemon, args=(i, ev), name="D%d" % i, daemon=True).start()
+        threading.Thread(target=daemon, args=(ev,), name=name, daemon=True).start()
         started.append(ev)
     for ev in started:
         ev.wait()
@@ -478,24 +484,8 @@ def row_R():
 
 
 def daemons_at_exit(n):
-    # as T1: daemon threads loop through calls (3 lines each) while the
-    # interpreter exits; the script ends once each has made one call.
-    started = []
-
-    def daemon(ev):
-        first = True
-        while True:
-            call("execute", ext.execute_logging, "I", 3, 80, -1)
-            if first:
-                first = False
-                ev.set()
-
-    for i in range(n):
-        ev = threading.Event()
-        threading.Thread(target=daemon, args=(ev,), name="daemon-%d" % (i + 1), daemon=True).start()
-        started.append(ev)
-    for ev in started:
-        ev.wait()
+    # as T1, with the model's daemon names and 3 lines of 80 bytes a call
+    looping_daemons(["daemon-%d" % (i + 1) for i in range(n)], lines=3, size=80)
 
 
 row_RF1 = row_RF2 = row_RF3 = row_RF4 = row_R

@@ -665,6 +665,34 @@ PyObject *m_call(PyObject *, PyObject *args) {
   return r;
 }
 
+// emit_exception reports a fetched exception (t, v, tb: PyErr_Fetch's,
+// kept, maybe normalized) as an "exception" event of call on this thread.
+void emit_exception(const std::string &call, PyObject *&t, PyObject *&v, PyObject *&tb) {
+  std::string type = t && PyType_Check(t) ? ((PyTypeObject *)t)->tp_name : "?";
+  std::string text;
+  if (t && PyErr_GivenExceptionMatches(t, PyExc_KeyboardInterrupt)) {
+    // Its text without normalizing it or calling str(): either can reach
+    // the eval loop's pending-signal check, run a second SIGINT's handler
+    // here, and its KeyboardInterrupt would be lost.
+    PyObject *a = v && PyExceptionInstance_Check(v) ? ((PyBaseExceptionObject *)v)->args : nullptr;
+    PyObject *s0 = a && PyTuple_Check(a) && PyTuple_GET_SIZE(a) == 1 ? PyTuple_GET_ITEM(a, 0) : (v && PyUnicode_Check(v) ? v : nullptr);
+    Py_ssize_t len = 0;
+    const char *u = s0 && PyUnicode_Check(s0) ? PyUnicode_AsUTF8AndSize(s0, &len) : nullptr;
+    if (u) text.assign(u, (size_t)len);
+  } else {
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (PyObject *str = v ? PyObject_Str(v) : nullptr) {
+      if (PyObject *b = PyUnicode_AsEncodedString(str, "utf-8", "backslashreplace")) {
+        text.assign(PyBytes_AsString(b), (size_t)PyBytes_Size(b));
+        Py_DECREF(b);
+      }
+      Py_DECREF(str);
+    }
+  }
+  PyErr_Clear();
+  emit("exception", "\"thread\":" + jstr(ts.name) + ",\"call\":" + jstr(call) + ",\"type\":" + jstr(type) + ",\"text\":" + jtext(text));
+}
+
 // call_named(name, fn, *args): call(fn, *args), and the exception it
 // raises to the caller reported natively ("exception"), before the eval
 // loop can run a pending SIGINT handler in the caller's except clause.
@@ -680,28 +708,7 @@ PyObject *m_call_named(PyObject *self, PyObject *args) {
   if (r) return r;
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
-  std::string type = t && PyType_Check(t) ? ((PyTypeObject *)t)->tp_name : "?";
-  std::string text;
-  if (t && PyErr_GivenExceptionMatches(t, PyExc_KeyboardInterrupt)) {
-    // Its text without normalizing it or calling str(): either can reach
-    // the eval loop's pending-signal check, run a second SIGINT's handler
-    // here, and its KeyboardInterrupt would be lost.
-    PyObject *a = v && PyExceptionInstance_Check(v) ? ((PyBaseExceptionObject *)v)->args : nullptr;
-    PyObject *s0 = a && PyTuple_Check(a) && PyTuple_GET_SIZE(a) == 1 ? PyTuple_GET_ITEM(a, 0) : (v && PyUnicode_Check(v) ? v : nullptr);
-    Py_ssize_t len = 0;
-    const char *u = s0 && PyUnicode_Check(s0) ? PyUnicode_AsUTF8AndSize(s0, &len) : nullptr;
-    if (u) text.assign(u, (size_t)len);
-  } else if (PyErr_NormalizeException(&t, &v, &tb), true) {
-  if (PyObject *str = v ? PyObject_Str(v) : nullptr) {
-    if (PyObject *b = PyUnicode_AsEncodedString(str, "utf-8", "backslashreplace")) {
-      text.assign(PyBytes_AsString(b), (size_t)PyBytes_Size(b));
-      Py_DECREF(b);
-    }
-    Py_DECREF(str);
-  }
-  }
-  PyErr_Clear();
-  emit("exception", "\"thread\":" + jstr(ts.name) + ",\"call\":" + jstr(name) + ",\"type\":" + jstr(type) + ",\"text\":" + jtext(text));
+  emit_exception(name, t, v, tb);
   PyErr_Restore(t, v, tb);
   return NULL;
 }
@@ -1049,18 +1056,7 @@ std::string sched_message(int n, int size, bool cjk) {
 void report_exception(const char *call) {
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
-  PyErr_NormalizeException(&t, &v, &tb);
-  std::string type = t && PyType_Check(t) ? ((PyTypeObject *)t)->tp_name : "?";
-  std::string text;
-  if (PyObject *str = v ? PyObject_Str(v) : nullptr) {
-    if (PyObject *b = PyUnicode_AsEncodedString(str, "utf-8", "backslashreplace")) {
-      text.assign(PyBytes_AsString(b), (size_t)PyBytes_Size(b));
-      Py_DECREF(b);
-    }
-    Py_DECREF(str);
-  }
-  PyErr_Clear();
-  emit("exception", "\"thread\":" + jstr(ts.name) + ",\"call\":" + jstr(call) + ",\"type\":" + jstr(type) + ",\"text\":" + jtext(text));
+  emit_exception(call, t, v, tb);
   Py_XDECREF(t);
   Py_XDECREF(v);
   Py_XDECREF(tb);
@@ -1115,8 +1111,8 @@ PyObject *m_run_calls(PyObject *, PyObject *args) {
     }
     g_gate_cv.notify_all();
     // GIL held: each asker blocks in take_gil; wait for its second sleep there.
+    while (g_asking.load() < (int)ask.size()) nap();
     for (long tid : ask) {
-      while (g_asking.load() < (int)ask.size()) nap();
       long first = -1;
       for (;;) {
         if (asleep(tid)) {
