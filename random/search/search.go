@@ -14,6 +14,7 @@ import (
 	"logjam/internal/config"
 	"logjam/scenario"
 	"logjam/scenario/schedule"
+	"logjam/scenario/schedule/gen"
 	"logjam/verdict"
 )
 
@@ -53,7 +54,7 @@ func SeedOf(seed uint64, i int) uint64 { return seed + uint64(i) }
 
 // Draw is the schedule of one run seed.
 func Draw(seed uint64, f schedule.Filter) schedule.Schedule {
-	return schedule.Gen(f).Example(int(seed & (1<<62 - 1)))
+	return gen.Schedules(f).Example(int(seed & (1<<62 - 1)))
 }
 
 // Result is one random run.

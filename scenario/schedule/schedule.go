@@ -1,5 +1,5 @@
 // Package schedule is a random fault schedule: one value, drawn from a seed
-// by pgregory.net/rapid generators (gen.go), that says which faults the
+// by pgregory.net/rapid generators (package gen), that says which faults the
 // child plays, where and how big. It is plain data (JSON, and base64 of the
 // JSON on a command line): the child (simrt -scenario R) plays it, the
 // parent arranges fd 2 and signals from it, and the ledger judges the run

@@ -1,41 +1,25 @@
-package schedule
+// Package gen draws random fault schedules (package schedule) with
+// pgregory.net/rapid. It is apart from package schedule only so that the
+// child (cmd/simrt), which decodes schedules and never draws one, does
+// not link rapid: its package initialisation was about a fifth of a
+// small run's CPU time (docs/RANDOM.md, "Shrinking"). The schedule's
+// names are dot-imported: this file is the schedule package's generator.
+package gen
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"pgregory.net/rapid"
 
 	"logjam/scenario"
+	. "logjam/scenario/schedule"
 )
 
-// Filter narrows what Gen draws: empty leaves an axis free.
-type Filter struct {
-	Family string
-	// Policies: sink policies and lazy-init variants to draw from.
-	Policies []string
-}
-
-// Check refuses a filter that leaves nothing to draw.
-func (f Filter) Check() error {
-	for _, p := range f.Policies {
-		in := slices.Contains(SinkPolicies, p) && f.Family != FamilyLazyInit || slices.Contains(LazyVariants, p) && f.Family != FamilySink
-		if !in {
-			return fmt.Errorf("policy %q is not a policy or variant of family %q (accepted: %s, %s)", p, f.Family, strings.Join(SinkPolicies, ", "), strings.Join(LazyVariants, ", "))
-		}
-	}
-	if f.Family != "" && !slices.Contains(Families, f.Family) {
-		return fmt.Errorf("family %q (accepted: %s)", f.Family, strings.Join(Families, ", "))
-	}
-	return nil
-}
-
-// Gen draws schedules that lie inside logjam's contract (docs/CONTRACT.md)
+// Schedules draws schedules that lie inside logjam's contract (docs/CONTRACT.md)
 // or on its edge. rapid shrinks each choice toward its first, smallest or
 // absent value, so a shrunk schedule has the fewest threads, calls and
 // faults and the smallest sizes that still fail.
-func Gen(f Filter) *rapid.Generator[Schedule] {
+func Schedules(f Filter) *rapid.Generator[Schedule] {
 	return rapid.Custom(func(t *rapid.T) Schedule { return Draw(t, f) })
 }
 

@@ -1,0 +1,83 @@
+package gen
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	. "logjam/scenario/schedule"
+)
+
+// Every drawn schedule is valid, inside the generator's own bounds, its
+// failpoints pass the catalogue's validator, and it survives a round trip
+// through both of its encodings.
+func TestDrawnSchedulesAreValidAndRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := Schedules(Filter{}).Draw(t, "schedule")
+		if err := s.Validate(); err != nil {
+			t.Fatalf("drawn schedule invalid: %v\n%s", err, s.JSON())
+		}
+		if err := s.Failpoints().Validate(); err != nil {
+			t.Fatalf("failpoints: %v", err)
+		}
+		for _, raw := range []string{s.Encode(), string(s.JSON())} {
+			back, err := Decode(raw)
+			if err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			if string(back.JSON()) != string(s.JSON()) {
+				t.Fatalf("round trip changed it:\n%s\n%s", s.JSON(), back.JSON())
+			}
+		}
+	})
+}
+
+// The contract's edges hold in every drawn schedule (docs/CONTRACT.md).
+func TestDrawnSchedulesStayInsideTheContract(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := Schedules(Filter{Family: FamilySink}).Draw(t, "schedule")
+		k := s.Sink
+		captured := k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer
+		if k.Abort != nil {
+			if len(k.Threads) != 1 || captured || k.Daemons > 0 || k.Outside > 0 {
+				t.Fatalf("an abort with other threads, a forwarder, daemons or lines outside a call: %s", s.JSON())
+			}
+			if !k.Abort.Fatal && (k.Stderr.Kind != StderrOriginal || k.FD2.StallMs > 0 && k.Abort.After < 1) {
+				t.Fatalf("a foreign abort outside the contract: %s", s.JSON())
+			}
+			if k.Stderr.Kind != StderrOriginal && len(k.Threads[0].Calls) != 1 {
+				t.Fatalf("an abort with sys.stderr in memory after earlier calls: %s", s.JSON())
+			}
+		}
+		if k.Stderr.How == "half" && (len(k.Threads) != 1 || len(k.Threads[0].Calls) != 1 || k.Daemons > 0 || k.Outside > 0) {
+			t.Fatalf("a half-written stream written again: %s", s.JSON())
+		}
+		if k.Daemons > 0 && (k.Stderr.Kind == StderrSlow || k.Stderr.Kind == StderrSignalWait) {
+			t.Fatalf("a daemon frozen in a write that released the GIL: %s", s.JSON())
+		}
+		if err := s.InContract(); err != nil {
+			t.Fatalf("%v: %s", err, s.JSON())
+		}
+	})
+}
+
+func TestTheSameSeedDrawsTheSameSchedule(t *testing.T) {
+	for seed := 1; seed < 50; seed++ {
+		a, b := Schedules(Filter{}).Example(seed), Schedules(Filter{}).Example(seed)
+		if string(a.JSON()) != string(b.JSON()) {
+			t.Fatalf("seed %d: two schedules", seed)
+		}
+	}
+}
+
+func TestAFilterDrawsOnlyItsPolicies(t *testing.T) {
+	f := Filter{Policies: []string{"logjam", "fixed"}}
+	for seed := 1; seed < 200; seed++ {
+		if p := Schedules(f).Example(seed).Policy; p != "logjam" && p != "fixed" {
+			t.Fatalf("seed %d drew policy %s", seed, p)
+		}
+	}
+	if err := (Filter{Family: FamilyLazyInit, Policies: []string{"logjam"}}).Check(); err == nil {
+		t.Error("a sink policy in the lazyinit family was accepted")
+	}
+}
