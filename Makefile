@@ -17,11 +17,11 @@ list:            ## every cell's name (what FOCUS matches), without running any
 doctor:          ## which of g++, pybind11-dev, Chromium and which Python interpreters are here
 	go tool logjam doctor
 
-test:            ## every unit test and every suite
-	go test ./...
+test:            ## every unit test and every suite (go test ./..., saying what it does while the go command is silent)
+	./logjam test
 
 chaos:           ## every suite with the local profile; prints the matrix, writes reports/runs/<run>/ (reports/latest)
-	go tool logjam chaos
+	./logjam chaos
 
 chaos-nightly:   ## strict mode, repeats, scaled deadlines (ginkgo.yml: nightly)
 	go tool logjam chaos -profile nightly

@@ -10,6 +10,7 @@
 //	logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]
 //	logjam list [-focus REGEXP] [FAMILY...]
 //	logjam doctor
+//	logjam test [GO TEST ARGS]
 package main
 
 import (
@@ -32,6 +33,9 @@ func logjam(args []string, w io.Writer) int {
 	if len(args) > 0 && (isHelp(args[0]) || args[0] == "chaos" && slices.ContainsFunc(args[1:], isHelp)) {
 		usage(w)
 		return 0
+	}
+	if len(args) > 0 && args[0] == "test" {
+		return goTest(args[1:], w, os.Stderr)
 	}
 	if len(args) > 0 && args[0] == "doctor" {
 		return doctor(args[1:], w)
@@ -59,7 +63,7 @@ func usage(w io.Writer) {
 	runner.Usage(w)
 	fmt.Fprintln(w)
 	search.Usage(w)
-	fmt.Fprintf(w, "\n%s\n  (docs/SINK.md: your own sink played on real CPython)\n%s\n  (which tools and interpreters the suite can use here)\n", calibrateUsage, doctorUsage)
+	fmt.Fprintf(w, "\n%s\n  (docs/SINK.md: your own sink played on real CPython)\n%s\n  (which tools and interpreters the suite can use here)\n%s\n", calibrateUsage, doctorUsage, goTestUsage)
 }
 
 const (
