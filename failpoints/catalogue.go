@@ -48,6 +48,7 @@ const (
 	StreamWriteOSError    = "logjam/stream-write-oserror"
 	StreamWriteInterrupt  = "logjam/stream-write-interrupt"
 	DirectWriteDelay      = "logjam/direct-write-delay"
+	FD2WriteErrno         = "logjam/fd2-write-errno"
 	PythonWriteGILDropped = "logjam/python-write-gil-dropped"
 	LazyBeforeLock        = "logjam/lazy-before-lock"
 	LazySwitch            = "logjam/lazy-switch"
@@ -63,6 +64,7 @@ var Catalogue = sortPoints([]Point{
 	{Name: StreamWriteOSError, Kind: KindFlag, Does: "an in-memory sys.stderr's write raises OSError and writes nothing", Terms: "return, return(true), N*return, off"},
 	{Name: StreamWriteInterrupt, Kind: KindChoice, Choices: []string{"before", "half"}, Does: "an in-memory sys.stderr's write raises KeyboardInterrupt before writing, or after writing half its text", Terms: `return("before"), return("half"), N*return("before"), off`},
 	{Name: DirectWriteDelay, Kind: KindInt, Does: "each direct (C stdio) write to fd 2 sleeps this many ms first, holding the stdio lock (a slow terminal)", Terms: "return(ms), off"},
+	{Name: FD2WriteErrno, Kind: KindChoice, Choices: []string{"EPIPE", "EAGAIN", "ENOSPC", "EIO"}, Does: "each write(2) on fd 2 it fires at is refused by the kernel with this errno and moves nothing (evaluated once per write call, every thread's: `K*off->N*return` refuses the K+1-th to the K+N-th)", Terms: `return("EIO"), N*return("EPIPE"), K*off->N*return("EAGAIN"), K*off->return("ENOSPC"), off`},
 	{Name: PythonWriteGILDropped, Kind: KindInt, Does: "a Python write to sys.__stderr__ sleeps this many ms after it drops the GIL, before write(2) (widens the window in which another thread holds the GIL while the line is not yet written)", Terms: "return(ms), off"},
 	{Name: LazyBeforeLock, Kind: KindHook, Does: "runs in _lazy_call after the fast-path checks found the backend neither initialized nor initializing on this thread, before _initialization_lock is taken (the L3 race barrier)", Terms: "sleep(ms), off; in-process: a hook"},
 	{Name: LazySwitch, Kind: KindHook, Does: "runs wherever the lazy-init code could switch threads; a hook may hand the GIL over there (the contention check)", Terms: "sleep(ms), off; in-process: a hook"},

@@ -309,12 +309,18 @@ func (f *FD2) drainWake() {
 // it: it moves what fits and waits for room. A signal that arrives while it
 // waits ends it when interruptible (the main thread, where the kernel
 // delivers SIGINT; Python installs its handler without SA_RESTART): with
-// the bytes moved so far, or with none and EINTR. The caller drains stale
-// wake-ups (drainWake) once, before its first call.
-func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, eintr bool) {
+// the bytes moved so far, or with none and EINTR. A write the kernel
+// refuses (the fd2-write-errno failpoint: EPIPE, EAGAIN, ENOSPC, EIO)
+// moves nothing and returns its errno, as write(2) returns -1; the caller
+// decides, as its real code would. The caller drains stale wake-ups
+// (drainWake) once, before its first call.
+func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno unix.Errno) {
 	defer f.endTurn(t)
+	if e := f.refuse(t, b); e != 0 {
+		return 0, e
+	}
 	if f.probe < 0 {
-		return f.blockingWrite(b), false
+		return f.blockingWrite(b), 0
 	}
 	for n < len(b) {
 		m, err := unix.Write(f.probe, b[n:])
@@ -322,11 +328,12 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, eintr b
 			n += m
 		}
 		if n == len(b) {
-			return n, false
+			return n, 0
 		}
 		if err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
-			// EPIPE and the like: the bytes are gone, as for a C write.
-			return len(b), false
+			// A real EPIPE (the parent closed its end; SIGPIPE is
+			// ignored, as Python ignores it): the bytes are gone.
+			return len(b), 0
 		}
 		if err == nil && m > 0 {
 			continue
@@ -336,23 +343,30 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, eintr b
 		if f.inProcessDrainer() {
 			if f.waitDrainerRead(t, interruptible && f.wake[0] >= 0) {
 				f.drainWake()
-				return n, n == 0
+				return n, eintrIf(n == 0)
 			}
 			continue
 		}
 		if !interruptible || f.wake[0] < 0 {
 			rest := b[n:]
 			f.g.waitOn(t, f.room, func() { n += f.blockingWrite(rest) })
-			return n, false
+			return n, 0
 		}
 		woke := false
 		f.g.waitOnMode(t, f.room, true, func() { woke = f.pollRoomOrWake() })
 		if woke {
 			f.drainWake()
-			return n, n == 0
+			return n, eintrIf(n == 0)
 		}
 	}
-	return n, false
+	return n, 0
+}
+
+func eintrIf(b bool) unix.Errno {
+	if b {
+		return unix.EINTR
+	}
+	return 0
 }
 
 // beginWrite starts a write operation of t: a SIGINT that arrived before it
@@ -372,7 +386,29 @@ func (f *FD2) beginWrite(t *Thread) (interruptible bool) {
 // where the kernel refuses it, and for a tty, the non-blocking description
 // (a file never blocks). It returns the bytes that went out; fewer than
 // len(b) when fd 2 had no room for the rest.
-func (f *FD2) TryWrite(b []byte) int {
+//
+// A refused write (the fd2-write-errno failpoint) is what the kernel
+// answers: EAGAIN is "no room" (0 taken), any other errno gives the bytes
+// up (len(b), as try_write does); TryWriteErr returns which.
+func (f *FD2) TryWrite(t *Thread, b []byte) int {
+	n, _ := f.TryWriteErr(t, b)
+	return n
+}
+
+// TryWriteErr is TryWrite that also returns the errno of a refused write
+// (0: none).
+func (f *FD2) TryWriteErr(t *Thread, b []byte) (int, unix.Errno) {
+	switch e := f.refuse(t, b); e {
+	case 0:
+		return f.tryWrite(b), 0
+	case unix.EAGAIN:
+		return 0, e
+	default:
+		return len(b), e
+	}
+}
+
+func (f *FD2) tryWrite(b []byte) int {
 	if f.Kind == FDPipe && !f.nowaitRefused {
 		n := 0
 		for n < len(b) {
@@ -385,7 +421,7 @@ func (f *FD2) TryWrite(b []byte) int {
 			case errors.Is(err, unix.EINTR):
 			case errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.EINVAL):
 				f.nowaitRefused = true
-				return n + f.TryWrite(b[n:])
+				return n + f.tryWrite(b[n:])
 			case err == nil, errors.Is(err, unix.EAGAIN):
 				return n
 			default:
@@ -419,37 +455,53 @@ func (f *FD2) TryWrite(b []byte) int {
 // until every byte is out, blocking while fd 2 has no room; a call that a
 // signal ends with nothing moved (EINTR) ends the fwrite, and the rest of b
 // is lost (glibc does not retry EINTR). It returns the bytes written.
+//
+// A write(2) the kernel refuses (EPIPE, EAGAIN, ENOSPC, EIO) ends the
+// fwrite too: glibc sets the stream's error flag and retries none of them,
+// so the rest of b is lost (the refused bytes are in the failpoint's
+// telemetry, FD2Refused).
 func (f *FD2) WriteDirect(t *Thread, b []byte) int {
-	n, intr := f.WriteUntilSignal(t, b)
-	if intr {
+	n, errno := f.WriteUntilSignal(t, b)
+	if errno == unix.EINTR {
 		f.tel.Emit(telemetry.WriteInterrupted{Thread: t.Name, Written: n, Lost: len(b) - n, By: "fwrite: EINTR is not retried"})
 	}
 	return n
 }
 
-// WriteAll is a write(2) loop that retries EINTR (the signal's flag is
-// already set for the eval loop): every byte of b goes out, blocking while
-// fd 2 has no room.
-func (f *FD2) WriteAll(t *Thread, b []byte) {
+// WriteAll is logjam's write_all: a write(2) loop that retries EINTR (the
+// signal's flag is already set for the eval loop) and EAGAIN (no room: it
+// waits for POLLOUT and writes again), blocking while fd 2 has no room; an
+// error the kernel will answer again (EPIPE, ENOSPC, EIO) gives the rest of
+// b up, as fwrite would. It returns that errno (0: every byte went out).
+func (f *FD2) WriteAll(t *Thread, b []byte) unix.Errno {
 	for len(b) > 0 {
-		n, _ := f.WriteUntilSignal(t, b)
+		n, errno := f.WriteUntilSignal(t, b)
 		b = b[n:]
-	}
-}
-
-// WriteUntilSignal is a write(2) loop over b that stops early only when a
-// signal ends a blocked call with nothing moved (EINTR, interrupted set);
-// it returns the bytes written.
-func (f *FD2) WriteUntilSignal(t *Thread, b []byte) (n int, interrupted bool) {
-	intr := f.beginWrite(t)
-	for n < len(b) {
-		m, eintr := f.writeCall(t, b[n:], intr)
-		n += m
-		if eintr {
-			return n, true
+		switch errno {
+		case 0, unix.EINTR:
+		case unix.EAGAIN:
+			f.WaitRoom(t)
+		default:
+			return errno
 		}
 	}
-	return n, false
+	return 0
+}
+
+// WriteUntilSignal is a write(2) loop over b that stops early when a signal
+// ends a blocked call with nothing moved (EINTR) or the kernel refuses a
+// call (its errno); it returns the bytes written and that errno (0: all of
+// b went out).
+func (f *FD2) WriteUntilSignal(t *Thread, b []byte) (n int, errno unix.Errno) {
+	intr := f.beginWrite(t)
+	for n < len(b) {
+		m, e := f.writeCall(t, b[n:], intr)
+		n += m
+		if e != 0 {
+			return n, e
+		}
+	}
+	return n, 0
 }
 
 // pollRoomOrWake waits for POLLOUT on fd 2 or a byte on the wake pipe; it

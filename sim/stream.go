@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sys/unix"
+
 	"logjam/failpoints"
 	"logjam/telemetry"
 )
@@ -158,15 +160,48 @@ func (s *OriginalStream) rawWrite(t *Thread, b []byte, first *bool) (int, *PyErr
 			*first = false
 			s.fd2.beginWrite(t)
 		}
-		n, eintr := s.fd2.writeCall(t, b, s.fd2.sigintLandsOn(t))
+		n, errno := s.fd2.writeCall(t, b, s.fd2.sigintLandsOn(t))
 		t.AcquireGIL()
-		if !eintr {
+		switch errno {
+		case 0:
 			return n, nil
-		}
-		if err := t.in.Signals.Check(t); err != nil {
-			return 0, err
+		case unix.EINTR:
+			if err := t.in.Signals.Check(t); err != nil {
+				return 0, err
+			}
+		default:
+			return 0, s.refused(errno)
 		}
 	}
+}
+
+// refused is what a write(2) the kernel refused becomes in Python:
+// FileIO.write raises OSError (BrokenPipeError for EPIPE: SIGPIPE is
+// ignored, so EPIPE comes back as an error), which the BufferedWriter's
+// flush passes on, keeping its bytes; EAGAIN makes FileIO.write return
+// None, which the BufferedWriter turns into BlockingIOError, also keeping
+// its bytes, and which TextIOWrapper ignores when it writes through (python
+// -u): the text is silently gone.
+func (s *OriginalStream) refused(errno unix.Errno) *PyErr {
+	switch errno {
+	case unix.EAGAIN:
+		if s.unbuffered {
+			return nil
+		}
+		return &PyErr{Type: "BlockingIOError", Msg: "[Errno 11] write could not complete without blocking"}
+	case unix.EPIPE:
+		return &PyErr{Type: "BrokenPipeError", Msg: "[Errno 32] Broken pipe"}
+	}
+	return &PyErr{Type: "OSError", Msg: fmt.Sprintf("[Errno %d] %s", int(errno), errnoText(errno))}
+}
+
+// errnoText is strerror's text, as Python's OSError shows it.
+func errnoText(e unix.Errno) string {
+	s := e.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (s *OriginalStream) takePending() []byte {

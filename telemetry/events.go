@@ -153,6 +153,16 @@ type WriteInterrupted struct {
 	By      string `json:"by"`
 }
 
+// FD2Refused: the kernel refused a write(2) on fd 2 with Errno (EPIPE,
+// EAGAIN, ENOSPC, EIO; the fd2-write-errno failpoint): B are the bytes the
+// call offered, none of which went out.
+type FD2Refused struct {
+	Meta
+	Thread string `json:"thread"`
+	Errno  string `json:"errno"`
+	B      []byte `json:"b"`
+}
+
 // Retained: an interrupted flush of sys.stderr's BufferedWriter left Bytes
 // in its buffer; they go out with the next write or at exit.
 type Retained struct {
@@ -342,6 +352,7 @@ const (
 	KindBlockedWrite = "blocked-write"
 	KindWriteIntr    = "write-interrupted"
 	KindRetained     = "retained"
+	KindFD2Refused   = "fd2-refused"
 	KindCycle        = "cycle"
 	KindDump         = "dump"
 	KindMark         = "mark"
@@ -379,6 +390,7 @@ func (FD2) Kind() string              { return KindFD2 }
 func (BlockedWrite) Kind() string     { return KindBlockedWrite }
 func (WriteInterrupted) Kind() string { return KindWriteIntr }
 func (Retained) Kind() string         { return KindRetained }
+func (FD2Refused) Kind() string       { return KindFD2Refused }
 func (Cycle) Kind() string            { return KindCycle }
 func (Dump) Kind() string             { return KindDump }
 func (Mark) Kind() string             { return KindMark }

@@ -18,8 +18,12 @@ import (
 
 // Evidence is what a verdict rests on.
 type Evidence struct {
-	Lines      int      `json:"lines_logged"`
-	Delivered  int      `json:"lines_delivered"`
+	Lines     int `json:"lines_logged"`
+	Delivered int `json:"lines_delivered"`
+	// Refused: lines that reached no stream because the kernel refused
+	// their write(2) on fd 2 for good (EPIPE, ENOSPC, EIO): not the sink's
+	// loss.
+	Refused    int      `json:"lines_refused,omitempty"`
 	Missing    []string `json:"missing,omitempty"`
 	Misrouted  []string `json:"misrouted,omitempty"`
 	Reordered  []string `json:"reordered,omitempty"`
@@ -116,6 +120,8 @@ func lost(r *run) (string, bool) {
 		countNotes(completeLines([]byte(cp.Text)))
 	}
 	countNotes(r.fdLines)
+	refused := kernelRefused(r.tr)
+	countNotes(refused.whole)
 	var noteLines, noteBytes int
 	var notes []string
 	for l, n := range noteSeen {
@@ -131,6 +137,10 @@ func lost(r *run) (string, bool) {
 	for _, l := range r.tr.Lines {
 		if r.fdLines[string(l.B)] > 0 || r.pyLines[pytext.DecodeEscaped(l.B)] > 0 {
 			r.ev.Delivered++
+			continue
+		}
+		if refused.covers(l.B) {
+			r.ev.Refused++
 			continue
 		}
 		missing = append(missing, l)
@@ -151,6 +161,58 @@ func lost(r *run) (string, bool) {
 		detail += fmt.Sprintf("; the notes account for %d lines (%d bytes), not %d (%d bytes)", noteLines, noteBytes, len(missing), missingBytes)
 	}
 	return detail, true
+}
+
+// refusedWrites is what the kernel refused for good on fd 2 (FD2Refused
+// events, EAGAIN aside: "no room" is a full pipe, whose lines a sink must
+// write later): the complete lines the refused writes offered, and the
+// pieces of a line a write began or ended inside (a write that moved part
+// of a line, then one refused the rest).
+type refusedWrites struct {
+	whole map[string]int
+	heads [][]byte // a refused write's last bytes, no newline: a line's beginning
+	tails [][]byte // a refused write's first bytes up to a newline: maybe a line's end
+}
+
+func kernelRefused(tr *telemetry.Transcript) refusedWrites {
+	rw := refusedWrites{whole: map[string]int{}}
+	for _, e := range telemetry.All[telemetry.FD2Refused](tr.Events) {
+		if e.Errno == "EAGAIN" {
+			continue
+		}
+		b := e.B
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			rw.tails = append(rw.tails, b[:i+1])
+		}
+		for l, n := range completeLines(b) {
+			rw.whole[l] += n
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i+1 < len(b) {
+			rw.heads = append(rw.heads, b[i+1:])
+		}
+	}
+	return rw
+}
+
+// covers reports whether the kernel refused (part of) line l for good, as
+// its raw bytes (a C write) or its escaped text (a Python write).
+func (rw refusedWrites) covers(l []byte) bool {
+	for _, form := range [][]byte{l, []byte(pytext.DecodeEscaped(l))} {
+		if rw.whole[string(form)] > 0 {
+			return true
+		}
+		for _, t := range rw.tails {
+			if bytes.HasSuffix(form, t) {
+				return true
+			}
+		}
+		for _, h := range rw.heads {
+			if bytes.HasPrefix(form, h) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // interruptsDelivered caps the contract's Ctrl-Cs by those the run really
@@ -324,7 +386,8 @@ func clip(b []byte) string {
 // allowed only when a write failed or was interrupted in the run (a stream's
 // write raised, a write(2) gave up on EINTR, sys.stderr's buffer kept what
 // an interrupted flush did not write, a failed flush resent its lines to
-// fd 2): the resend repeats what the failed write had already moved. Lines
+// fd 2, the kernel refused a write(2) on fd 2): the resend repeats what the
+// failed write had already moved. Lines
 // a stream never got are LOST's business, not this rule's. At most five
 // problems are listed.
 func OutOfOrder(tr *telemetry.Transcript, fd2 []byte) []string {
@@ -410,7 +473,8 @@ func failedWrite(tr *telemetry.Transcript) bool {
 			}
 		}
 	}
-	if len(telemetry.All[telemetry.WriteInterrupted](tr.Events)) > 0 || len(telemetry.All[telemetry.Retained](tr.Events)) > 0 {
+	if len(telemetry.All[telemetry.WriteInterrupted](tr.Events)) > 0 || len(telemetry.All[telemetry.Retained](tr.Events)) > 0 ||
+		len(telemetry.All[telemetry.FD2Refused](tr.Events)) > 0 {
 		return true
 	}
 	for _, fb := range telemetry.All[telemetry.Fallback](tr.Events) {

@@ -222,3 +222,36 @@ func TestOrderInACapturedStream(t *testing.T) {
 		t.Fatalf("missing: got %s", j.Verdict)
 	}
 }
+
+// A line the kernel refused for good (EPIPE, ENOSPC, EIO) is not the sink's
+// loss; one refused with EAGAIN (no room) is, as is a line after a refusal
+// that no write ever offered (a sink that gave up).
+func TestKernelRefusedLinesAreNotLost(t *testing.T) {
+	lines := []telemetry.Event{line(1, "I a\n", false), line(2, "I b\n", false), line(3, "I c\n", false)}
+	refused := func(errno, b string) telemetry.Event {
+		return ev(telemetry.FD2Refused{Thread: "MainThread", Errno: errno, B: []byte(b)})
+	}
+	for _, tc := range []struct {
+		name   string
+		events []telemetry.Event
+		fd2    string
+		want   verdict.Verdict
+	}{
+		{"EIO refused line 2, line 3 went out", []telemetry.Event{refused("EIO", "I b\n")}, "I a\nI c\n", verdict.OK},
+		{"EPIPE refused lines 2 and 3 in one write", []telemetry.Event{refused("EPIPE", "I b\nI c\n")}, "I a\n", verdict.OK},
+		{"ENOSPC refused the rest of line 2 after its first byte, and line 3", []telemetry.Event{refused("ENOSPC", " b\n"), refused("ENOSPC", "I c\n")}, "I a\nI", verdict.OK},
+		{"ENOSPC refused the start of line 3, after line 2", []telemetry.Event{refused("ENOSPC", "I b\nI ")}, "I a\n", verdict.OK},
+		{"EAGAIN is no room: the sink must write it later", []telemetry.Event{refused("EAGAIN", "I b\n")}, "I a\nI c\n", verdict.Lost},
+		{"after one EIO the sink gave up on line 3", []telemetry.Event{refused("EIO", "I b\n")}, "I a\n", verdict.Lost},
+	} {
+		j := judgeEv(scenario.Contract{}, append(slices.Clone(lines), tc.events...), []byte(tc.fd2))
+		if j.Verdict != tc.want {
+			t.Errorf("%s: got %s %+v, want %s", tc.name, j.Verdict, j.Evidence, tc.want)
+		}
+	}
+	// A refused write allows a later resend to repeat lines.
+	repeat := append(slices.Clone(lines), refused("EIO", "I b\n"))
+	if j := judgeEv(scenario.Contract{}, repeat, []byte("I a\nI b\nI b\nI c\n")); j.Verdict != verdict.OK {
+		t.Errorf("a resend after a refused write: got %s %+v", j.Verdict, j.Evidence)
+	}
+}

@@ -98,6 +98,59 @@ type FD2 struct {
 	// Stalls (pipe): stalls of the parent's reader that start at marks of
 	// the run, reached in their order; several are a stall that repeats.
 	Stalls []Stall `json:"stalls,omitempty"`
+	// Errors: write(2) calls on fd 2 the kernel refuses (nil: none).
+	Errors *FD2Errors `json:"errors,omitempty"`
+}
+
+// FD2Errors are write(2) calls on fd 2 that the kernel refuses with Errno
+// (failpoints.FD2WriteErrno), counted over the run's write calls on fd 2,
+// every thread's: the first After go through, then Times are refused (0:
+// every one from there on). EAGAIN is "no room" (someone set O_NONBLOCK
+// on fd 2): a bounded run of them, as a stall ends; the others are
+// refusals for good of the bytes offered.
+type FD2Errors struct {
+	Errno string `json:"errno"`
+	After int    `json:"after,omitempty"`
+	Times int    `json:"times,omitempty"`
+}
+
+// The errnos an fd-2 write may be refused with.
+const (
+	ErrnoEPIPE  = "EPIPE"
+	ErrnoEAGAIN = "EAGAIN"
+	ErrnoENOSPC = "ENOSPC"
+	ErrnoEIO    = "EIO"
+)
+
+// Errnos lists them (the failpoint's choices).
+var Errnos = []string{ErrnoEPIPE, ErrnoEAGAIN, ErrnoENOSPC, ErrnoEIO}
+
+func (e *FD2Errors) validate() error {
+	switch {
+	case e == nil:
+		return nil
+	case !slices.Contains(Errnos, e.Errno):
+		return fmt.Errorf("fd2 errors errno %q (accepted: %s)", e.Errno, strings.Join(Errnos, ", "))
+	case e.After < 0 || e.After > 10000:
+		return fmt.Errorf("fd2 errors after %d (accepted: 0 to 10000)", e.After)
+	case e.Times < 0 || e.Times > 1000:
+		return fmt.Errorf("fd2 errors times %d (accepted: 0 to 1000, 0 for every write from there on)", e.Times)
+	case e.Errno == ErrnoEAGAIN && e.Times == 0:
+		return fmt.Errorf("fd2 errors EAGAIN needs times > 0 (no room for ever is a reader that never reads: outside the contract)")
+	}
+	return nil
+}
+
+// terms is the failpoint's GO_FAILPOINTS terms.
+func (e *FD2Errors) terms() string {
+	act := fmt.Sprintf("return(%q)", e.Errno)
+	if e.Times > 0 {
+		act = fmt.Sprintf("%d*%s", e.Times, act)
+	}
+	if e.After > 0 {
+		act = fmt.Sprintf("%d*off->%s", e.After, act)
+	}
+	return act
 }
 
 // The marks a stall starts at.
@@ -394,7 +447,7 @@ func (f FD2) validate() error {
 	case len(f.Stalls) > 3:
 		return fmt.Errorf("fd2 %d stalls (accepted: up to 3)", len(f.Stalls))
 	}
-	return nil
+	return f.Errors.validate()
 }
 
 // validateStalls checks each stall's mark against the threads and calls.
@@ -568,7 +621,8 @@ func (l *Lazy) validate() error {
 }
 
 // Failpoints is the GO_FAILPOINTS value the child runs with: the stream
-// faults of sys.stderr. Everything else the schedule drives in-process.
+// faults of sys.stderr, the widened window, fd 2's refused writes.
+// Everything else the schedule drives in-process.
 func (s Schedule) Failpoints() failpoints.Set {
 	if s.Sink == nil {
 		return nil
@@ -585,6 +639,9 @@ func (s Schedule) Failpoints() failpoints.Set {
 	}
 	if ms := s.Sink.GILDroppedMs; ms > 0 {
 		set = append(set, failpoints.Term{Name: failpoints.PythonWriteGILDropped, Terms: fmt.Sprintf("return(%d)", ms)})
+	}
+	if e := s.Sink.FD2.Errors; e != nil {
+		set = append(set, failpoints.Term{Name: failpoints.FD2WriteErrno, Terms: e.terms()})
 	}
 	return set
 }
@@ -624,6 +681,9 @@ func (s Schedule) Faults() int {
 		n++
 	}
 	if k.FD2.StallMs > 0 {
+		n++
+	}
+	if k.FD2.Errors != nil {
 		n++
 	}
 	for _, st := range k.FD2.Stalls {

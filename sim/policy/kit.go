@@ -117,7 +117,7 @@ func (k *kit) roomCheck(wait time.Duration, careful bool) (room bool) {
 // it.
 func (k *kit) writeBounded(t *sim.Thread, b []byte, wait time.Duration) int {
 	fd2 := k.rt.FD2
-	n := fd2.TryWrite(b)
+	n := fd2.TryWrite(t, b)
 	if n == len(b) {
 		return n
 	}
@@ -133,7 +133,7 @@ func (k *kit) writeBounded(t *sim.Thread, b []byte, wait time.Duration) int {
 		if !room {
 			return n
 		}
-		m := fd2.TryWrite(b[n:])
+		m := fd2.TryWrite(t, b[n:])
 		if m == 0 {
 			if !time.Now().Before(deadline) {
 				return n

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"logjam/pipes"
 	"logjam/sim"
 	"logjam/sim/keep"
@@ -179,7 +181,9 @@ func (p *logjamSink) catchUpLocked(t *sim.Thread, c *callState) bool {
 // exit), where no backend lock is held: the GIL is released first, so a
 // forwarder that needs it can drain fd 2, and the stdio lock is held, so no
 // other line lands inside them. Each write(2) loop counts what it moved and
-// writes the rest. A SIGINT that ends a blocked write (EINTR) loses nothing:
+// writes the rest; EAGAIN waits for room, and a write the kernel refuses
+// for good (EPIPE, ENOSPC, EIO) gives up that line only (docs/CONTRACT.md,
+// "A write the kernel refuses"). A SIGINT that ends a blocked write (EINTR) loses nothing:
 // with runHandlers, the first one runs the handler (the GIL retaken, the
 // stdio lock let go meanwhile, between two lines) and its exception is
 // returned to be raised after the call; later ones, or all without
@@ -194,15 +198,24 @@ func (p *logjamSink) writeReleased(t *sim.Thread, tk taken, why string, runHandl
 	t.ReleaseGILNative()
 	p.rt.Stdio.Acquire(t)
 	for _, b := range all {
+	line:
 		for len(b) > 0 {
-			n, intr := p.rt.FD2.WriteUntilSignal(t, b)
+			n, errno := p.rt.FD2.WriteUntilSignal(t, b)
 			b = b[n:]
-			if intr && runHandlers && raised == nil && n == 0 {
-				p.rt.Stdio.Release(t)
-				t.AcquireGIL()
-				raised = p.rt.In.Signals.Check(t)
-				t.ReleaseGILNative()
-				p.rt.Stdio.Acquire(t)
+			switch errno {
+			case unix.EINTR:
+				if runHandlers && raised == nil && n == 0 {
+					p.rt.Stdio.Release(t)
+					t.AcquireGIL()
+					raised = p.rt.In.Signals.Check(t)
+					t.ReleaseGILNative()
+					p.rt.Stdio.Acquire(t)
+				}
+			case unix.EAGAIN: // no room: wait for it, as for a full pipe
+				p.rt.FD2.WaitRoom(t)
+			case 0:
+			default: // refused for good (EPIPE, ENOSPC, EIO): this line is given up, not the next
+				break line
 			}
 		}
 	}
