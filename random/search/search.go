@@ -114,6 +114,9 @@ func Class(s schedule.Schedule, v verdict.Verdict, cycle string) string {
 			why = append(why, "daemons")
 		}
 	}
+	if e := k.FD2.Errors; e != nil && v != verdict.OK {
+		why = append(why, "fd2 "+e.Errno)
+	}
 	if len(why) > 0 {
 		c += " (" + strings.Join(why, ",") + ")"
 	}

@@ -297,7 +297,14 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 			add(fmt.Sprintf("stall %d SIGINT on main", i), func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].SigintThread = 0 })
 		}
 	}
-	add("fd 2 a file", func(c *schedule.Schedule) { c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File} })
+	add("fd 2 a file", func(c *schedule.Schedule) { c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File, Errors: c.Sink.FD2.Errors} })
+	if e := k.FD2.Errors; e != nil {
+		add("no fd-2 errors", func(c *schedule.Schedule) { c.Sink.FD2.Errors = nil })
+		if e.Times != 1 {
+			add("fd-2 error once", func(c *schedule.Schedule) { c.Sink.FD2.Errors.Times = 1 })
+		}
+		counts("fd-2 errors after", e.After, func(c *schedule.Schedule, n int) { c.Sink.FD2.Errors.After = n })
+	}
 	for i, t := range k.Threads {
 		for j, call := range t.Calls {
 			at := func(c *schedule.Schedule) *schedule.Call { return &c.Sink.Threads[i].Calls[j] }

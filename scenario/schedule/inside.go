@@ -59,6 +59,9 @@ func (s Schedule) InContract() error {
 			return out("a stream that raises after half its text, then more writes")
 		}
 	}
+	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && e.Times > 100 {
+		return out("%d EAGAINs in a row (no room that lasts is a stall; the contract's EAGAINs are a bounded run)", e.Times)
+	}
 	if k.Daemons > 0 && (k.Stderr.Kind == StderrSlow || k.Stderr.Kind == StderrSignalWait) {
 		return out("daemons frozen inside a stream's write that released the GIL")
 	}

@@ -102,3 +102,48 @@ func TestFailpointsFireAtTheKthWrite(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// fd 2's refused writes become the fd2-write-errno failpoint's terms, which
+// the failpoint validator accepts: once, N times, from the K+1-th write on.
+func TestFD2ErrorsFailpointTerms(t *testing.T) {
+	for e, want := range map[FD2Errors]string{
+		{Errno: ErrnoEIO, Times: 1}:               `1*return("EIO")`,
+		{Errno: ErrnoEPIPE, After: 4}:             `4*off->return("EPIPE")`,
+		{Errno: ErrnoEAGAIN, After: 2, Times: 30}: `2*off->30*return("EAGAIN")`,
+		{Errno: ErrnoENOSPC, After: 7, Times: 3}:  `7*off->3*return("ENOSPC")`,
+	} {
+		s := Schedule{Sink: &Sink{Stderr: Stderr{Kind: StderrOriginal}, FD2: FD2{Kind: FD2File, Errors: &e}}}
+		set := s.Failpoints()
+		if got := set.Env(); got != "logjam/fd2-write-errno="+want {
+			t.Errorf("%+v: got %s, want %s", e, got, want)
+		}
+		if err := set.Validate(); err != nil {
+			t.Errorf("%+v: %v", e, err)
+		}
+	}
+	for raw, want := range map[string]string{
+		`{"errno":"EBADF"}`:             "errno",
+		`{"errno":"EAGAIN"}`:            "EAGAIN needs times",
+		`{"errno":"EIO","times":-1}`:    "times",
+		`{"errno":"EIO","after":10001}`: "after",
+	} {
+		js := `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file","errors":` + raw + `},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`
+		if _, err := Decode(js); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error about %q", raw, err, want)
+		}
+	}
+}
+
+// Schedules written before the axis decode to themselves: RF1-RF4 and a
+// drawn schedule without errors encode byte for byte as they were.
+func TestSchedulesBeforeFD2ErrorsDecodeUnchanged(t *testing.T) {
+	for id, js := range Findings {
+		s, err := Decode(js)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if string(s.JSON()) != js || s.Sink.FD2.Errors != nil {
+			t.Errorf("%s: decodes to %s", id, s.JSON())
+		}
+	}
+}

@@ -220,7 +220,34 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 			k.GILDroppedMs = 10
 		}
 	}
+	// Drawn last: every earlier choice of a seed is the one it drew before
+	// the axis existed.
+	k.FD2.Errors = drawFD2Errors(t, s)
 	return s
+}
+
+// drawFD2Errors draws write(2) calls on fd 2 the kernel refuses (nil: none,
+// three times in four): an errno, the write calls that go through first
+// (up to about the lines the schedule logs, so the refusals land anywhere
+// in the run, at its end too), and how many are refused: once, a few, or
+// every one from there on; EAGAIN (no room) only a bounded run of them.
+func drawFD2Errors(t *rapid.T, s Schedule) *FD2Errors {
+	if rapid.IntRange(0, 3).Draw(t, "fd2 errors?") > 0 {
+		return nil
+	}
+	e := &FD2Errors{Errno: rapid.SampledFrom(Errnos).Draw(t, "errno")}
+	e.After = rapid.IntRange(0, min(s.Lines()+8, 400)).Draw(t, "errors after")
+	switch rapid.SampledFrom([]string{"once", "some", "from then on"}).Draw(t, "errors how many") {
+	case "once":
+		e.Times = 1
+	case "some":
+		e.Times = rapid.IntRange(2, 8).Draw(t, "errors times")
+	default:
+		if e.Errno == ErrnoEAGAIN {
+			e.Times = rapid.IntRange(20, 100).Draw(t, "errors times")
+		}
+	}
+	return e
 }
 
 // drawCall draws a call; with nest, maybe a call nested in it (a callback
