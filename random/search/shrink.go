@@ -297,7 +297,9 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 			add(fmt.Sprintf("stall %d SIGINT on main", i), func(c *schedule.Schedule) { c.Sink.FD2.Stalls[i].SigintThread = 0 })
 		}
 	}
-	add("fd 2 a file", func(c *schedule.Schedule) { c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File, Errors: c.Sink.FD2.Errors} })
+	add("fd 2 a file", func(c *schedule.Schedule) {
+		c.Sink.FD2 = schedule.FD2{Kind: schedule.FD2File, Errors: c.Sink.FD2.Errors}
+	})
 	if e := k.FD2.Errors; e != nil {
 		add("no fd-2 errors", func(c *schedule.Schedule) { c.Sink.FD2.Errors = nil })
 		if e.Times != 1 {
