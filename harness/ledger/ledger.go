@@ -304,6 +304,7 @@ func FatalPathLines(tr *telemetry.Transcript, fd2 []byte) map[int]bool {
 		return exempt
 	}
 	abortAt := tr.Aborts[0].At
+	refused := kernelRefused(tr)
 	byBytes := map[string]telemetry.Line{}
 	for _, l := range tr.Lines {
 		byBytes[string(l.B)] = l
@@ -313,6 +314,11 @@ func FatalPathLines(tr *telemetry.Transcript, fd2 []byte) map[int]bool {
 			continue
 		}
 		fatalPos := bytes.Index(fd2, f.B)
+		if fatalPos < 0 && refused.covers(f.B) {
+			// The kernel refused the Fatal line's write for good: the
+			// fatal path still ran, and ended where fd 2 ends.
+			fatalPos = len(fd2)
+		}
 		if fatalPos < 0 {
 			continue
 		}

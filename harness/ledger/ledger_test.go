@@ -255,3 +255,19 @@ func TestKernelRefusedLinesAreNotLost(t *testing.T) {
 		t.Errorf("a resend after a refused write: got %s %+v", j.Verdict, j.Evidence)
 	}
 }
+
+// A Fatal line the kernel refused still ends a fatal path: the context its
+// sink wrote before it is not MISROUTED.
+func TestARefusedFatalLineStillEndsTheFatalPath(t *testing.T) {
+	events := []telemetry.Event{
+		line(1, "I ctx\n", true),
+		ev(telemetry.Line{Seq: 2, Thread: "MainThread", Level: "F", B: []byte("F boom\n"), Replaced: true}),
+		ev(telemetry.FatalFlush{Thread: "MainThread", Fatal: 2, Written: [][]byte{[]byte("I ctx\n")}}),
+		ev(telemetry.FD2Refused{Thread: "MainThread", Errno: "EPIPE", B: []byte("F boom\n")}),
+		ev(telemetry.Abort{Why: "fatal"}),
+		captured(""),
+	}
+	if j := judgeEv(scenario.Contract{Replaced: true, Ends: scenario.EndsAbort}, events, []byte("I ctx\n")); j.Verdict != verdict.OK {
+		t.Fatalf("got %s %+v", j.Verdict, j.Evidence)
+	}
+}

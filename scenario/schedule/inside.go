@@ -59,6 +59,9 @@ func (s Schedule) InContract() error {
 			return out("a stream that raises after half its text, then more writes")
 		}
 	}
+	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && k.Abort != nil && !k.Abort.Fatal {
+		return out("a foreign abort with EAGAINs (a line kept for want of room dies with the process, as after a stall)")
+	}
 	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && e.Times > 100 {
 		return out("%d EAGAINs in a row (no room that lasts is a stall; the contract's EAGAINs are a bounded run)", e.Times)
 	}

@@ -147,3 +147,27 @@ func TestSchedulesBeforeFD2ErrorsDecodeUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// EAGAINs with a foreign abort, or too many of them, lie outside the
+// contract; the other errnos do not.
+func TestFD2ErrorsEdges(t *testing.T) {
+	base := func(e FD2Errors, a *Abort) Schedule {
+		return Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+			Sink: &Sink{FD2: FD2{Kind: FD2File, Errors: &e}, Stderr: Stderr{Kind: StderrOriginal}, Threads: []Thread{{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}}}, Abort: a}}
+	}
+	for _, tc := range []struct {
+		e      FD2Errors
+		a      *Abort
+		inside bool
+	}{
+		{FD2Errors{Errno: ErrnoEAGAIN, Times: 3}, nil, true},
+		{FD2Errors{Errno: ErrnoEAGAIN, Times: 3}, &Abort{Fatal: true}, true},
+		{FD2Errors{Errno: ErrnoEAGAIN, Times: 3}, &Abort{After: 2}, false},
+		{FD2Errors{Errno: ErrnoEAGAIN, Times: 101}, nil, false},
+		{FD2Errors{Errno: ErrnoEIO}, &Abort{After: 2}, true},
+	} {
+		if err := base(tc.e, tc.a).InContract(); (err == nil) != tc.inside {
+			t.Errorf("%+v abort %+v: %v, want inside %v", tc.e, tc.a, err, tc.inside)
+		}
+	}
+}
