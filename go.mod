@@ -40,4 +40,5 @@ tool (
 	github.com/onsi/ginkgo/v2/ginkgo
 	github.com/rhysd/actionlint/cmd/actionlint
 	logjam/cmd/logjam
+	logjam/cmd/simrt
 )

@@ -272,7 +272,7 @@ func countText(counts map[verdict.Verdict]int) string {
 }
 
 func rerun(cellName string) string {
-	return fmt.Sprintf(`cd "$(go list -m -f '{{.Dir}}')" && go tool ginkgo --label-filter calibrate --focus '%s' ./calibrate`,
+	return fmt.Sprintf(`cd "$(go list -m -f '{{.Dir}}')" && ./logjam ginkgo --label-filter calibrate --focus '%s' ./calibrate`,
 		strings.ReplaceAll(regexpQuote(cellName), "'", `'\''`))
 }
 

@@ -10,7 +10,7 @@
 //	logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]
 //	logjam list [-focus REGEXP] [FAMILY...]
 //	logjam doctor
-//	logjam test [GO TEST ARGS]
+//	logjam test [GO TEST ARGS] | ginkgo [GINKGO ARGS] | simrt [SIMRT ARGS]
 package main
 
 import (
@@ -36,6 +36,12 @@ func logjam(args []string, w io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "test" {
 		return goTest(args[1:], w, os.Stderr)
+	}
+	if len(args) > 0 && args[0] == "ginkgo" {
+		return ginkgo(args[1:], w, os.Stderr)
+	}
+	if len(args) > 0 && args[0] == "simrt" {
+		return simrt(args[1:], w, os.Stderr)
 	}
 	if len(args) > 0 && args[0] == "doctor" {
 		return doctor(args[1:], w)
@@ -63,7 +69,7 @@ func usage(w io.Writer) {
 	runner.Usage(w)
 	fmt.Fprintln(w)
 	search.Usage(w)
-	fmt.Fprintf(w, "\n%s\n  (docs/SINK.md: your own sink played on real CPython)\n%s\n  (which tools and interpreters the suite can use here)\n%s\n", calibrateUsage, doctorUsage, goTestUsage)
+	fmt.Fprintf(w, "\n%s\n  (docs/SINK.md: your own sink played on real CPython)\n%s\n  (which tools and interpreters the suite can use here)\n%s\n%s\n%s\n", calibrateUsage, doctorUsage, goTestUsage, ginkgoUsage, simrtUsage)
 }
 
 const (

@@ -260,7 +260,7 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 
 func TestRerunCarriesProfileSeedAndScale(t *testing.T) {
 	got := Rerun("deadlock", "D1 x [policy=pystderr py=3.12]", "nightly", 42, "3")
-	want := `cd "$(go list -m -f '{{.Dir}}')" && LOGJAM_PROFILE=nightly LOGJAM_SEED=42 LOGJAM_TIMEOUT_SCALE=3 go tool ginkgo --focus 'D1 x \[policy=pystderr py=3\.12\]' ./suites/deadlock`
+	want := `cd "$(go list -m -f '{{.Dir}}')" && LOGJAM_PROFILE=nightly LOGJAM_SEED=42 LOGJAM_TIMEOUT_SCALE=3 ./logjam ginkgo --focus 'D1 x \[policy=pystderr py=3\.12\]' ./suites/deadlock`
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}

@@ -18,5 +18,5 @@ func Rerun(family, name, profile string, seed int64, timeoutScale string) string
 		env += " LOGJAM_TIMEOUT_SCALE=" + timeoutScale
 	}
 	focus := strings.ReplaceAll(regexp.QuoteMeta(name), "'", `'\''`)
-	return fmt.Sprintf(`cd "$(go list -m -f '{{.Dir}}')" && %s go tool ginkgo --focus '%s' ./suites/%s`, env, focus, family)
+	return fmt.Sprintf(`cd "$(go list -m -f '{{.Dir}}')" && %s ./logjam ginkgo --focus '%s' ./suites/%s`, env, focus, family)
 }

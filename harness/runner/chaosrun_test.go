@@ -113,7 +113,11 @@ func copyModule(t *testing.T) string {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, info.Mode().Perm()) // ./logjam stays executable
 	})
 	if err != nil {
 		t.Fatalf("copying the module: %v", err)

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"logjam/internal/childbin"
+)
+
+// The go command compiles before it runs anything and prints nothing
+// meanwhile (a minute or more in a fresh clone). These commands run it
+// saying so: `logjam test` (go test), `logjam ginkgo` (go tool ginkgo) and
+// `logjam simrt` (the child, built and then run in logjam's place).
+const (
+	goTestUsage = "usage: logjam test [GO TEST ARGS] (default ./...): go test, saying what it does while the go command is silent"
+	ginkgoUsage = "usage: logjam ginkgo [GINKGO ARGS]: go tool ginkgo, saying what it does while it compiles the suites"
+	simrtUsage  = "usage: logjam simrt [SIMRT ARGS]: the child (cmd/simrt) run by hand, built first (logjam simrt -h: its flags)"
+)
+
+// quietLimit is how long the go command may be silent before a line says
+// it is still going: go test compiles every package first, then prints a
+// line per package in order, and one package (cmd/logjam) runs for a
+// minute or more.
+const quietLimit = 15 * time.Second
+
+func goTest(args []string, out, errOut io.Writer) int {
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintln(out, goTestUsage)
+		return 0
+	}
+	if len(args) == 0 {
+		args = []string{"./..."}
+	}
+	return runSpeaking(append([]string{"test"}, args...), "go test "+strings.Join(args, " "),
+		"the go command compiles every package first and prints nothing meanwhile (under a minute in a fresh clone), then a line per package, in order", quietLimit, out, errOut)
+}
+
+func ginkgo(args []string, out, errOut io.Writer) int {
+	return runSpeaking(append([]string{"tool", "ginkgo"}, args...), "ginkgo "+strings.Join(args, " "),
+		"it compiles the suites first and prints nothing meanwhile (a minute or more in a fresh clone)", quietLimit, out, errOut)
+}
+
+// simrt builds the child (`go tool -n simrt`: a tool in go.mod, so the go
+// command's cache) and then becomes it, so that its exit status (124 at
+// its deadline), its signals (Ctrl-\) and its terminal are its own.
+func simrt(args []string, out, errOut io.Writer) int {
+	var path strings.Builder
+	if rc := runSpeaking([]string{"tool", "-n", "simrt"}, "go build ./cmd/simrt", "the go command compiles the child first (half a minute in a fresh clone)", quietLimit, &path, errOut); rc != 0 {
+		return rc
+	}
+	bin := strings.TrimSpace(path.String())
+	err := syscall.Exec(bin, append([]string{"simrt"}, args...), os.Environ())
+	fmt.Fprintf(errOut, "logjam simrt: %v\n", err)
+	return 2
+}
+
+// runSpeaking runs `go args...` (childbin.GoCommand: a process group of its
+// own that dies with logjam) with its output on out and errOut, saying on
+// errOut what runs, and why it is silent, at once and again after every
+// quiet of silence. The exit status is the go command's. A Ctrl-C (SIGINT
+// or SIGTERM) kills the group at once (the guard starts the go command in
+// the background, where a shell ignores SIGINT, so it could not be passed
+// on) and the status is 130.
+func runSpeaking(args []string, what, silence string, quiet time.Duration, out, errOut io.Writer) int {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	return speak(context.Background(), childbin.GoCommand(context.Background(), args...), sig, what, silence, quiet, out, errOut)
+}
+
+// speak runs cmd (a group leader) as runSpeaking says, with sig the
+// Ctrl-Cs.
+func speak(ctx context.Context, cmd *exec.Cmd, sig <-chan os.Signal, what, silence string, quiet time.Duration, out, errOut io.Writer) int {
+	var mu sync.Mutex // one writer at a time; last is when cmd last wrote
+	started := time.Now()
+	last := started
+	cmd.Stdout = passOn{out, &mu, &last}
+	cmd.Stderr = passOn{errOut, &mu, &last}
+	// A test's grandchild that kept our pipe open must not keep us waiting.
+	cmd.WaitDelay = 5 * time.Second
+	fmt.Fprintf(errOut, "logjam: %s: %s\n", what, silence)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(errOut, "logjam: %v\n", err)
+		return 2
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(quiet / 3)
+	defer tick.Stop()
+	interrupted := false
+	for {
+		select {
+		case err := <-done:
+			if interrupted {
+				fmt.Fprintf(errOut, "logjam: %s interrupted after %.0f s\n", what, time.Since(started).Seconds())
+				return 130
+			}
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					return 128 + int(ws.Signal())
+				}
+				return exit.ExitCode()
+			}
+			if err != nil {
+				fmt.Fprintf(errOut, "logjam: %v\n", err)
+				return 2
+			}
+			return 0
+		case <-sig:
+			interrupted = true
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		case now := <-tick.C:
+			mu.Lock()
+			if now.Sub(last) >= quiet {
+				fmt.Fprintf(errOut, "logjam: %s is still compiling or running (%.0f s so far, %.0f s without a line)\n", what, now.Sub(started).Seconds(), now.Sub(last).Seconds())
+				last = now
+			}
+			mu.Unlock()
+		}
+	}
+}
+
+// passOn writes to w and notes when.
+type passOn struct {
+	w    io.Writer
+	mu   *sync.Mutex
+	last *time.Time
+}
+
+func (p passOn) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	*p.last = time.Now()
+	return p.w.Write(b)
+}
