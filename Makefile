@@ -12,10 +12,10 @@ help:            ## this list (the default target)
 	@grep -E '^[a-z-]+: +##' $(MAKEFILE_LIST) | sed -E 's/: +## /\t/' | awk -F'\t' '{printf "  make %-17s %s\n", $$1, $$2}'
 
 list:            ## every cell's name (what FOCUS matches), without running any
-	go tool logjam list
+	./logjam list
 
 doctor:          ## which of g++, pybind11-dev, Chromium and which Python interpreters are here
-	go tool logjam doctor
+	./logjam doctor
 
 test:            ## every unit test and every suite (go test ./..., saying what it does while the go command is silent)
 	./logjam test
@@ -24,16 +24,16 @@ chaos:           ## every suite with the local profile; prints the matrix, write
 	./logjam chaos
 
 chaos-nightly:   ## strict mode, repeats, scaled deadlines (ginkgo.yml: nightly)
-	go tool logjam chaos -profile nightly
+	./logjam chaos -profile nightly
 
 nightly-local:   ## the nightly workflow's steps here: 4 shards one after another, merged, checked against one run
 	LOGJAM_PROFILE=local scripts/nightly.sh local 4
 
 focus:           ## rerun the cells matching FOCUS, e.g. make focus FOCUS='D1 .*pystderr'
-	go tool logjam chaos -profile focus -focus '$(FOCUS)'
+	./logjam chaos -profile focus -focus '$(FOCUS)'
 
 report:          ## re-render the matrix, JUnit, HTML and markdown from reports/latest/matrix.json
-	go tool logjam report
+	./logjam report
 
 bench:           ## benchmarks (figures for notes; never asserted by tests)
 	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./harness/watchdog/ ./pipes/

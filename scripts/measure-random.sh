@@ -1,5 +1,5 @@
 #!/bin/sh
-# Measures random search (issue 12): throughput, runs to the first failure
+# Measures random search: throughput, runs to the first failure
 # of each known class, replay agreement, shrink ratio, logjam failures.
 # Figures for notes, never asserted by a test. Takes about 25 minutes on
 # two cores; SCALE=0.1 sh scripts/measure-random.sh is a quick look.
@@ -12,6 +12,7 @@ scale=${SCALE:-1}
 mkdir -p "$out"
 bin=$(mktemp -d)/logjam
 trap 'rm -rf "$(dirname "$bin")"' EXIT
+echo "== building logjam (go build: silent, about a minute in a fresh clone)"
 go build -o "$bin" ./cmd/logjam
 n() { awk -v n="$1" -v s="$scale" 'BEGIN { v = int(n * s); if (v < 1) v = 1; print v }'; }
 

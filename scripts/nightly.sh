@@ -27,6 +27,7 @@ bin_dir="$(mktemp -d)"
 trap 'rm -rf "$bin_dir"' EXIT
 logjam() {
   if [ ! -x "$bin_dir/logjam" ]; then
+    echo "nightly: building logjam (go build: silent, about a minute in a fresh clone)" >&2
     go build -o "$bin_dir/logjam" ./cmd/logjam || exit 2
   fi
   "$bin_dir/logjam" "$@"
