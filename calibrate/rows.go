@@ -65,6 +65,7 @@ var Rows = []Row{
 	{ID: "F2", FD2: FD2File, Deadline: 2 * time.Second},
 	{ID: "F3", FD2: FD2File},
 	{ID: "F4", FD2: FD2Pipe, Note: "paced: one line per 25 ms of delegate work with the GIL held, as the simulated row"},
+	{ID: "F5", FD2: FD2File, Note: "T1 is a threading.Thread whose target logs 2 lines outside any call (execute_logging, GIL held), joined before the call"},
 	{ID: "U1", FD2: FD2File},
 	{ID: "U2", FD2: FD2File},
 	{ID: "U3", FD2: FD2File},

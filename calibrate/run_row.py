@@ -350,6 +350,21 @@ def row_F3():
     call("execute", body)
 
 
+def row_F5():
+    sys.stderr = Capture()
+    # Another thread's destructor: 2 lines outside any call (GIL held),
+    # kept process-wide for the capture.
+    t = threading.Thread(target=ext.execute_logging, args=("I", 2, 73, -1), name="T1")
+    t.start()
+    t.join()
+
+    def body():
+        for i in range(3):
+            ext.log("E", "method.cpp", 100 + i, b"context %d" % i)
+        ext.log("F", "method.cpp", 110, b"Fatal: inconsistent state")
+    call("execute", body)
+
+
 def row_U1():
     sys.stderr = Capture()
     data = b"\xff" * 128

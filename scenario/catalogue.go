@@ -60,6 +60,14 @@ var catalogue = []Info{
 		// with the lines already on their way) and resumes on the child's
 		// MarkFD2Resume: the stall starts and ends inside the call.
 		Contract: Contract{Ends: EndsAbort, FD2: FD2ParentPipe, FD2Stalled: true}},
+	{ID: "F5",
+		Slug:    "other-thread-kept-then-fatal",
+		Family:  "fatal",
+		Summary: "sys.stderr captured in memory (StringIO); another thread logs 2 lines outside any call (a destructor, GIL held) and ends; then the call logs 3 Error lines of context, then a Fatal line, and the runtime aborts",
+		// Lines a sink kept process-wide for the capture die with it
+		// unless the fatal path writes them to fd 2 (the ledger's
+		// fatal-path rule, any thread's kept lines).
+		Contract: Contract{Ends: EndsAbort, Replaced: true}},
 	{ID: "H0",
 		Slug:    "failpoint-probe",
 		Family:  "harness",

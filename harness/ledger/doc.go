@@ -26,8 +26,11 @@
 //     kept lines it wrote in its fatal branch, which only a Fatal line
 //     reaches; it is emitted after those writes returned. It is accepted only
 //     for that fatal line (same thread, "fatal" its sequence number), only
-//     between the fatal line's event and the abort, and only for lines that
-//     thread logged before the fatal line.
+//     between the fatal line's event and the abort, and only for lines
+//     logged before the fatal line: its call's, and those of any thread the
+//     sink kept process-wide (lines logged outside a call), which the fatal
+//     path writes too (docs/CONTRACT.md, "Fatal and abort with several
+//     threads").
 //   - fd 2 itself: each of those lines, and the fatal line, must really be on
 //     fd 2, each kept line before the fatal line's first occurrence, so
 //     telemetry alone never excuses a line.

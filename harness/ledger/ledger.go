@@ -297,7 +297,8 @@ func misrouted(r *run) (string, bool) {
 
 // FatalPathLines is MISROUTED's fatal-path rule (why it can be trusted:
 // doc.go): the sequence numbers of the lines a run's fatal path left on fd 2,
-// the fatal line and the kept lines its sink flushed just before it.
+// the fatal line and the kept lines its sink flushed just before it (its
+// call's, and any thread's kept process-wide).
 func FatalPathLines(tr *telemetry.Transcript, fd2 []byte) map[int]bool {
 	exempt := map[int]bool{}
 	if len(tr.Aborts) == 0 {
@@ -329,7 +330,7 @@ func FatalPathLines(tr *telemetry.Transcript, fd2 []byte) map[int]bool {
 			}
 			for _, w := range fl.Written {
 				k, ok := byBytes[string(w)]
-				if !ok || k.Thread != f.Thread || k.Seq >= f.Seq {
+				if !ok || k.Seq >= f.Seq {
 					continue
 				}
 				if at := bytes.Index(fd2, k.B); at >= 0 && at < fatalPos {

@@ -165,6 +165,21 @@ func TestFatalPathLinesAreNotMisrouted(t *testing.T) {
 	if j := judge([]telemetry.Event{flush(ctx2), abort}, ctx2+fatal); j.Verdict != verdict.Lost {
 		t.Fatalf("context left behind: got %s %+v, want LOST", j.Verdict, j.Evidence)
 	}
+	// Another thread's line kept process-wide (logged outside a call
+	// before the fatal line) and written by the fatal path is excused too;
+	// one it logged after the fatal line is not.
+	other := "I T1 outside\n"
+	byT1 := func(seq int) telemetry.Event {
+		return ev(telemetry.Line{Seq: seq, Thread: "T1", Level: "I", B: []byte(other), Replaced: true})
+	}
+	withT1 := append([]telemetry.Event{byT1(0)}, logged...)
+	if j := judgeEv(c, append(withT1, flush(other, ctx1, ctx2), abort), []byte(other+ctx1+ctx2+fatal)); j.Verdict != verdict.OK {
+		t.Fatalf("another thread's process-wide line in the fatal path: got %s %+v, want verdict.OK", j.Verdict, j.Evidence)
+	}
+	late := append(append([]telemetry.Event(nil), logged...), byT1(4), flush(other, ctx1, ctx2), abort)
+	if j := judgeEv(c, late, []byte(other+ctx1+ctx2+fatal)); j.Verdict != verdict.Misrouted || len(j.Evidence.Misrouted) != 1 {
+		t.Fatalf("a line logged after the fatal line: got %s %+v, want MISROUTED naming it", j.Verdict, j.Evidence)
+	}
 }
 
 func threadLine(seq int, thread, text string) telemetry.Event {

@@ -56,7 +56,7 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 	c := p.call(t)
 	switch {
 	case l.Level == sim.Fatal:
-		p.adaptiveSink.Emit(t, l)
+		p.fatal(t, l)
 	case t.InCall() && c.direct:
 		if p.tryDirect(t, l, RoomWait, "direct: fd 2 took it") {
 			return
@@ -108,6 +108,40 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		p.mu.Unlock()
 		p.rt.Route(t, l, "kept", "outside a call, sys.stderr replaced or no room: kept process-wide")
 	}
+}
+
+// fatal is the fatal path (docs/CONTRACT.md, "Fatal and abort with several
+// threads"): the lines kept process-wide (any thread's, logged outside a
+// call before the fatal line), then the call's kept lines, each while fd 2
+// has room, then the fatal line. Nothing runs after the abort, so these
+// are the last lines the sink can save. It holds the GIL and a backend
+// lock: it waits for no other thread but through the stdio lock, which no
+// thread holds while it waits for the GIL (writeReleased lets it go
+// first), and never for a flush in flight (one that took process-wide
+// lines re-takes the GIL before it counts itself done).
+func (p *logjamSink) fatal(t *sim.Thread, l sim.Line) {
+	p.mu.Lock()
+	note, lines := p.outside.Take()
+	p.mu.Unlock()
+	tk := taken{note: note, lines: lines}
+	if t.InCall() {
+		call := p.take(t)
+		if call.note != nil {
+			// Both notes count lines left out; the fatal path writes them
+			// one after the other.
+			tk.lines = append(tk.lines, call.note)
+		}
+		tk.lines = append(tk.lines, call.lines...)
+	}
+	if !tk.empty() {
+		left, _ := p.directWhileRoom(t, tk, p.rules.careful)
+		// Telemetry only: the kept lines this fatal path wrote to fd 2
+		// (the oldest first; the room check stops at the first line with
+		// no room), for the ledger's fatal-path rule.
+		p.rt.Tel.Emit(telemetry.FatalFlush{Thread: t.Name, Fatal: l.Seq,
+			Written: tk.lines[:max(0, len(tk.lines)-left)], Left: left})
+	}
+	p.directLine(t, l, "fatal line, then abort")
 }
 
 // tryDirect writes the line to fd 2 if the stdio lock is free and fd 2

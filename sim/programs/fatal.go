@@ -4,7 +4,7 @@ import (
 	"logjam/sim"
 )
 
-// The fatal family (docs/SCENARIOS.md, rows F1-F4): a call that crashes, hangs or
+// The fatal family (docs/SCENARIOS.md, rows F1-F5): a call that crashes, hangs or
 // logs a Fatal line. The seed's second review round: buffering loses the
 // logs of a call that crashes or hangs; its third: a fatal line leaves its
 // context behind.
@@ -13,6 +13,7 @@ func init() {
 	play(&Program{ID: "F2", Run: errorsThenBlock})
 	play(&Program{ID: "F3", Run: capturedContextThenFatal})
 	play(&Program{ID: "F4", Run: stallThenFatal})
+	play(&Program{ID: "F5", Run: otherThreadKeptThenFatal})
 }
 
 // The context every F program logs before it crashes, hangs or dies.
@@ -101,6 +102,33 @@ func stallThenFatal(e *Env) *sim.PyErr {
 			stall.afterLine()
 		}
 		rt.Log(e.Main, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d errors", contextLines+20)
+		return nil // not reached: a fatal line aborts
+	})
+	return nil
+}
+
+// otherThreadKeptThenFatal (F5): the fatal path meets lines another thread
+// left with the sink (docs/CONTRACT.md, "Fatal and abort with several
+// threads"):
+//
+//	sys.stderr = io.StringIO()
+//	t = threading.Thread(target=module.cleanup)  # a destructor: 2 lines outside any call, GIL held
+//	t.start(); t.join()
+//	module.execute()   # 3 errors of context, then ET_LOG(Fatal) and abort()
+func otherThreadKeptThenFatal(e *Env) *sim.PyErr {
+	rt := e.RT
+	rt.In.SetStderr(sim.NewMemStream("StringIO"))
+	be := rt.NewBackend("vendor")
+	t1 := rt.In.Start("T1", false, func(t *sim.Thread) *sim.PyErr {
+		for i := 0; i < 2; i++ {
+			rt.Log(t, sim.Info, "module.cpp", 58, "%s", sim.Filler(i, lineMsg128))
+		}
+		return nil
+	})
+	e.Main.Join(t1)
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		logContext(e, e.Main, be, contextLines)
+		rt.Log(e.Main, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d errors", contextLines)
 		return nil // not reached: a fatal line aborts
 	})
 	return nil

@@ -209,9 +209,9 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 		}
 	}
 	if last && k.Abort != nil {
-		if k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0 {
-			// The stalls end here if no blocked write ended them; the
-			// delegate works on until the parent has read everything.
+		stalled := k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0
+		if stalled {
+			// The stalls end here if no blocked write ended them.
 			if k.FD2.StallMs > 0 && p.stallEnded.CompareAndSwap(false, true) {
 				pauseFD2(e, 0)
 			}
@@ -220,6 +220,10 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 					rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
 				}
 			}
+		}
+		p.othersSettled(t)
+		if stalled {
+			// The delegate works on until the parent has read everything.
 			rt.WaitDrained(t)
 		}
 		fill := false
@@ -268,6 +272,26 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 		return &sim.NativeError{Type: "RuntimeError", Msg: []byte("Execution failed: " + strings.Repeat("错", c.FailChars))}
 	}
 	return nil
+}
+
+// othersSettled is the barrier before an abort with several threads
+// (docs/CONTRACT.md, "Fatal and abort with several threads"): the abort
+// comes once every other thread waits for what only this process can give
+// (the GIL, a lock) or has ended, so a write another thread has under way
+// to a pipe the parent drains has finished (its flush's lines are out) and
+// what the abort finds is the model's state, never the parent's pace.
+func (p *sinkPlayer) othersSettled(t *sim.Thread) {
+	if len(p.threads) < 2 {
+		return
+	}
+	p.e.RT.G.WaitUntilAs(t, "every other thread waits or has ended before the abort", func() bool {
+		for _, o := range p.threads[1:] {
+			if !o.SettledLocked() {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // startStall starts stall s of the schedule at its mark: t waits until the

@@ -29,7 +29,10 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "F1"}}, verdict.OK, verdict.OK, verdict.Lost, verdict.OK, verdict.OK, verdict.OK),
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F2"}, Deadline: f2Deadline}, judgedAtTheDeadline, verdict.OK, verdict.OK, verdict.Lost, verdict.OK, verdict.OK, verdict.OK),
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F3"}}, contextBeforeTheFatalLine, verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK),
-			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F4"}}, both(linesAroundTheStall, contextBeforeTheFatalLine), verdict.OK, verdict.OK, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK)),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F4"}}, both(linesAroundTheStall, contextBeforeTheFatalLine), verdict.OK, verdict.OK, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK),
+			// F5: another thread's lines the sink kept process-wide die with the abort unless the fatal path
+			// writes them; buffered and merged send them to fd 2 at once (MISROUTED, after LOST for buffered).
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F5"}}, both(contextBeforeTheFatalLine, otherThreadInTheFatalPath), verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.Misrouted, verdict.OK)),
 	)
 })
 
@@ -105,4 +108,24 @@ func fatalPathWrote(out *cell.Outcome) int {
 		n += len(f.Written)
 	}
 	return n
+}
+
+// otherThreadInTheFatalPath: logjam's OK on F5 is owed to its fatal path,
+// which wrote T1's lines (kept process-wide for the capture) to fd 2.
+func otherThreadInTheFatalPath(out *cell.Outcome) {
+	if out.Policy != "logjam" {
+		return
+	}
+	By("owing logjam's OK to its fatal path: it wrote the other thread's kept lines to fd 2 before the fatal line")
+	theirs := 0
+	for _, f := range out.Transcript.FatalFlushes {
+		for _, w := range f.Written {
+			for _, l := range out.Transcript.Lines {
+				if l.Thread == "T1" && string(l.B) == string(w) {
+					theirs++
+				}
+			}
+		}
+	}
+	Expect(theirs).To(Equal(2))
 }

@@ -737,10 +737,24 @@ class Logjam : public Sink {
     return false;
   }
 
-  // fatal: the call's kept lines while fd 2 has room, then the fatal line.
+  // fatal: the lines kept process-wide (any thread's, logged outside a
+  // call before the fatal line), then the call's kept lines, each while
+  // fd 2 has room, then the fatal line: nothing runs after the abort. mu_
+  // is held only to take outside_; the fatal path never waits for a flush
+  // in flight (flushing_), which re-takes the GIL before it is done.
   void fatal(const std::string &b) {
+    Taken t;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      t = outside_.take();
+      outside_kept_.store(false);
+    }
     if (in_call()) {
-      Taken t = call().kept.take();
+      Taken c = call().kept.take();
+      if (!c.note.empty()) t.lines.push_back(c.note);  // both notes count lines left out
+      t.lines.insert(t.lines.end(), c.lines.begin(), c.lines.end());
+    }
+    if (!t.empty()) {
       auto all = t.all();
       size_t wrote = 0;
       auto left = fd2::direct_while_room(all, &wrote);
