@@ -100,6 +100,14 @@ func (r *Reader) Resume() {
 	r.signal()
 }
 
+// Stalled reports whether the reader is stalled now (Stall, or started
+// stalled, and no Resume since).
+func (r *Reader) Stalled() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stalled
+}
+
 // SetSlow makes the reader read at most chunk bytes per read(2) and wait
 // delay between reads. A zero delay returns to normal reading; chunk <= 0
 // keeps the reader's usual chunk size.

@@ -3,10 +3,14 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"slices"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
+	"logjam/signals"
 	"logjam/telemetry"
 )
 
@@ -45,6 +49,49 @@ type FD2 struct {
 	// (nil: the main thread, where Linux delivers a process-directed
 	// signal; macOS may pick any thread); guarded by the graph's mutex.
 	sigintTo *Thread
+
+	// readerAcks: the parent's reader of fd 2 answers the marks asked with
+	// ask (Options.ReaderAcks). One ask is open at a time (askMu), so
+	// each StallAck answers the ask that waits for it.
+	readerAcks bool
+	askMu      sync.Mutex
+	askOnce    sync.Once
+	acks       chan os.Signal
+}
+
+// ask writes mark for the parent and returns once the parent acknowledged
+// it (signals.StallAck); false, at once, when no parent answers.
+func (f *FD2) ask(mark string) bool {
+	if !f.readerAcks || !f.tel.Enabled() {
+		return false
+	}
+	f.askMu.Lock()
+	defer f.askMu.Unlock()
+	f.askOnce.Do(func() {
+		f.acks = make(chan os.Signal, 1)
+		signal.Notify(f.acks, signals.StallAck)
+	})
+	f.tel.Emit(telemetry.Mark{Name: mark})
+	<-f.acks
+	return true
+}
+
+// AskStall asks the parent's reader to stop before its next read(2) and
+// returns once it has (MarkFD2Stall); at once when no parent answers.
+func (f *FD2) AskStall() { f.ask(telemetry.MarkFD2Stall) }
+
+// AskReader is a room check's end against a pipe the parent drains: it
+// asks the parent's reader to read what the pipe holds unless it is
+// stalled (MarkFD2Read) and returns true once the parent has answered, so
+// a look at the pipe now finds room exactly when the reader reads on. How
+// long a loaded machine kept the reader off the CPU decides nothing. False
+// (nothing asked) for any other fd 2, one drained in-process (its drainer
+// has barriers of its own), or no parent that answers.
+func (f *FD2) AskReader() bool {
+	if f.Kind != FDPipe || f.inProcessDrainer() {
+		return false
+	}
+	return f.ask(telemetry.MarkFD2Read)
 }
 
 // sigintLandsOn reports whether a SIGINT interrupts t's blocked write(2).

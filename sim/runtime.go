@@ -40,6 +40,11 @@ type Options struct {
 	Stderr Buffering
 	// Policy builds the log sink (logjam/sim/policy.ByName).
 	Policy PolicyMaker
+	// ReaderAcks: the parent's reader of fd 2 answers the child's marks
+	// MarkFD2Stall and MarkFD2Read with signals.StallAck (cells run by
+	// harness/cell do; a child run by hand, or by a test that only reads
+	// its telemetry, asks nothing).
+	ReaderAcks bool
 	// NoTelemetry leaves fd 3 alone (benchmarks in a process whose fd 3 is
 	// not a telemetry pipe).
 	NoTelemetry bool
@@ -80,6 +85,7 @@ func New(opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	fd2.readerAcks = opts.ReaderAcks
 	in.original = newOriginalStream(fd2, opts.Stderr)
 	in.SetStderr(in.original)
 	in.Signals = newSignals(in, fd2.Wake)

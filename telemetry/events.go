@@ -426,6 +426,13 @@ const (
 	// nothing more before the stall is in place (the child waits for fd 2
 	// to be drained before it asks: the stall starts at an exact byte).
 	MarkFD2Stall = "fd2-stall"
+	// MarkFD2Read: a room check found no room within its bound on a pipe
+	// the parent drains; the parent's reader, unless stalled, reads what
+	// the pipe holds, and the parent then sends the child StallAck. So a
+	// check against a reader that reads on finds room, and one against a
+	// stalled reader none, whatever the load kept the reader off the CPU
+	// (docs/TRUST.md, "Random schedules: a seed decides the run").
+	MarkFD2Read = "fd2-read"
 )
 
 // FDEnv names the environment variable through which the parent tells the

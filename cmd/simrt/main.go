@@ -50,6 +50,7 @@ func run(args []string) int {
 	sigint := fs.String("sigint", "", "SIGINT at start: default, or ignored (as `cmd &` in a non-interactive shell starts it); unset: the caller's")
 	sigintIgnored := fs.Bool("sigint-ignored", false, "the same as -sigint ignored")
 	telFD := fs.Int("telemetry-fd", 0, "by hand: write telemetry to this descriptor (3 or more, open for writing: -telemetry-fd 3 3>telemetry.jsonl); the watchdog names its own in WATCHDOG_TELEMETRY_FD")
+	fd2Acks := fs.Bool("fd2-acks", false, "the parent's reader of fd 2 answers the child's fd2-stall and fd2-read marks with SIGUSR1 (the watchdog's cells do); by hand, leave it off")
 	deadline := fs.Duration("deadline", 0, "by hand: end the run after this long (exit status 124), hung or not; 0: no deadline (the watchdog keeps its own)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -124,7 +125,7 @@ func run(args []string) int {
 	if prog.Raw != nil {
 		return prog.Raw()
 	}
-	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Stderr: buffering, Policy: mk, Console: byHandConsole()})
+	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Stderr: buffering, Policy: mk, Console: byHandConsole(), ReaderAcks: *fd2Acks})
 	if err != nil {
 		return usageError("%v", err)
 	}

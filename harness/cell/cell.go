@@ -98,7 +98,7 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	if contract.SigintIgnored {
 		sigint = signals.Ignored
 	}
-	args := append([]string{"-sigint", string(sigint)}, spec.Args()...)
+	args := append([]string{"-sigint", string(sigint), "-fd2-acks"}, spec.Args()...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = childEnv(spec.Failpoints)
 	cmd.Stderr = fd2.Child()
@@ -110,6 +110,9 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 	// A stall asked at a mark is acknowledged once the reader is stalled:
 	// the child writes on only then.
 	stallAck := &signals.AtMark{Signal: signals.StallAck, Mark: telemetry.MarkFD2Stall}
+	// A room check that found no room asks the reader to read what the
+	// pipe holds (unless stalled) and waits for the same signal.
+	fd2.AckReads(stallAck.Send)
 	mode := watchdog.Fast
 	if prof.Mode == "strict" {
 		mode = watchdog.Strict

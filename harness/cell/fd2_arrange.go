@@ -33,6 +33,18 @@ type FD2 struct {
 	mu     sync.Mutex
 	timers []*time.Timer
 	done   bool
+	// ack tells the child the answer to its MarkFD2Read is in place
+	// (AckReads); nil: the marks are not answered.
+	ack func()
+}
+
+// AckReads makes the arrangement answer the child's MarkFD2Read: once the
+// reader has read everything the pipe held, or at once while it is
+// stalled, it calls ack (which sends the child signals.StallAck).
+func (a *FD2) AckReads(ack func()) {
+	a.mu.Lock()
+	a.ack = ack
+	a.mu.Unlock()
 }
 
 // ArrangeFD2 makes the child's fd 2 of that kind (a pipe of pipeSize
@@ -80,7 +92,7 @@ func (a *FD2) OnEvent(ev telemetry.Event) {
 		return
 	}
 	m, ok := telemetry.As[telemetry.Mark](ev)
-	if !ok || (m.Name != telemetry.MarkFD2Pause && m.Name != telemetry.MarkFD2Resume && m.Name != telemetry.MarkFD2Stall) {
+	if !ok || (m.Name != telemetry.MarkFD2Pause && m.Name != telemetry.MarkFD2Resume && m.Name != telemetry.MarkFD2Stall && m.Name != telemetry.MarkFD2Read) {
 		return
 	}
 	a.mu.Lock()
@@ -95,9 +107,60 @@ func (a *FD2) OnEvent(ev telemetry.Event) {
 	case telemetry.MarkFD2Stall:
 		a.reader.Stall() // until a resume; the caller acknowledges it (signals.StallAck)
 		return
+	case telemetry.MarkFD2Read:
+		if a.ack != nil {
+			go a.answerRead(a.ack)
+		}
+		return
+	}
+	if m.Ms <= 0 {
+		// Read again now: a timer of 0 would leave a mark asked after
+		// this one (MarkFD2Read) to race the timer's goroutine.
+		a.reader.Resume()
+		return
 	}
 	a.reader.Stall()
 	a.timers = append(a.timers, time.AfterFunc(time.Duration(m.Ms)*time.Millisecond, a.reader.Resume))
+}
+
+// answerRead answers a MarkFD2Read: it waits until the reader is stalled
+// or the pipe holds nothing (the reader read it), then acks. The child's
+// room check waits for the answer, so a reader the load kept off the CPU
+// is waited for; a stalled one answers at once. A run that ended is not
+// answered.
+func (a *FD2) answerRead(ack func()) {
+	for {
+		a.mu.Lock()
+		done := a.done
+		a.mu.Unlock()
+		if done {
+			return
+		}
+		if a.reader.Stalled() {
+			break
+		}
+		n, err := a.queued()
+		if err != nil || n == 0 {
+			break
+		}
+		time.Sleep(time.Millisecond) // a condition polled, not a guessed delay
+	}
+	ack()
+}
+
+// queued is how many bytes the parent's end has unread (FIONREAD), without
+// Fd(), which would make the descriptor blocking under the reader.
+func (a *FD2) queued() (int, error) {
+	rc, err := a.parent.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var qerr error
+	if err := rc.Control(func(fd uintptr) { n, qerr = pipes.Queued(int(fd)) }); err != nil {
+		return 0, err
+	}
+	return n, qerr
 }
 
 // Collect runs after the child's group is gone: it stops the pause timers,

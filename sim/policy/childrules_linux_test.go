@@ -39,6 +39,8 @@ func TestMain(m *testing.M) {
 			os.Exit(catchUpPartWayChild(rest))
 		case "room-wait":
 			os.Exit(roomWaitChild(rest))
+		case "room-ask":
+			os.Exit(roomAskChild(rest))
 		}
 		os.Exit(2)
 	}

@@ -88,6 +88,7 @@ func (k *kit) roomCheck(wait time.Duration, careful bool) (room bool) {
 		profile = pipes.MacOS
 	}
 	deadline := time.Now().Add(wait)
+	asked := false
 	for {
 		room, err := profile.HasRoom(2, time.Until(deadline))
 		if err != nil {
@@ -98,8 +99,19 @@ func (k *kit) roomCheck(wait time.Duration, careful bool) (room bool) {
 				room = false
 			}
 		}
-		if room || !time.Now().Before(deadline) {
-			return room
+		if room {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			// The bound has passed with no room. The answer is the
+			// parent's reader's state, not the scheduler's: asked, the
+			// reader reads what the pipe holds unless stalled, and one
+			// more look decides (docs/TRUST.md, "What is still time").
+			if asked || !k.rt.FD2.AskReader() {
+				return false
+			}
+			asked = true
+			continue
 		}
 		if careful && profile == pipes.MacOS {
 			// The careful rule has no kernel wake-up; look again shortly.

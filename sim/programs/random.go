@@ -3,7 +3,6 @@ package programs
 import (
 	"fmt"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 	"logjam/internal/pytext"
 	"logjam/pipes"
 	"logjam/scenario/schedule"
-	"logjam/signals"
 	"logjam/sim"
 	"logjam/sim/lazyinit"
 	"logjam/telemetry"
@@ -52,10 +50,8 @@ type sinkPlayer struct {
 	// from here on (it would reach no caller: the contract's edge).
 	scriptDone atomic.Bool
 	// stalls: the stalls that start at marks (schedule.Stall); live[i]
-	// while stall i is on and not yet felt; ack receives the parent's
-	// signals.StallAck.
+	// while stall i is on and not yet felt.
 	live []atomic.Bool
-	ack  chan os.Signal
 }
 
 func (p *sinkPlayer) play() *sim.PyErr {
@@ -105,8 +101,6 @@ func (p *sinkPlayer) play() *sim.PyErr {
 
 	if len(k.FD2.Stalls) > 0 {
 		p.live = make([]atomic.Bool, len(k.FD2.Stalls))
-		p.ack = make(chan os.Signal, len(k.FD2.Stalls))
-		signal.Notify(p.ack, signals.StallAck)
 	}
 
 	p.backends = [2]*sim.Backend{rt.NewBackend("xnnpack"), rt.NewBackend("vulkan")}
@@ -304,10 +298,7 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 	e, rt, st := p.e, p.e.RT, p.s.FD2.Stalls[s]
 	rt.WaitDrained(t)
 	rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "fd 2 drained", Then: fmt.Sprintf("stall %d (at %s): the reader stops", s, st.At)})
-	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Stall})
-	if rt.Tel.Enabled() {
-		<-p.ack
-	}
+	rt.FD2.AskStall()
 	p.live[s].Store(true)
 	go func() {
 		w := rt.G.WaitUntilAnyWaits(rt.FD2.Room())
