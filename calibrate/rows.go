@@ -94,6 +94,7 @@ var NotReproduced = []struct{ Rows, Why string }{
 	{"P4 T4 T6", "macOS only (XNU's poll for small pipes; no forced unwind of daemon threads); this is Linux"},
 	{"T2", "needs Python 3.13.8 or later (daemon threads hang instead of unwinding); the extension plays T1 only"},
 	{"T3 T5", "need Python 3.14"},
+	{"E1 E2 E3 E4", "the kernel's refusal is the model's failpoint on its own write(2) calls; a real interpreter's write(2) has none here (a real ENOSPC is fd 2 on /dev/full, a real EPIPE a closed reader: neither refuses from the 3rd write on)"},
 	{"H1 H2 H3 H4 H5 H6 H0", "the watchdog's own cells: nothing of CPython to calibrate"},
 	{"R", "random schedules of the model beyond the rows random search found and kept (RF1-RF4, played above)"},
 }

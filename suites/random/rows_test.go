@@ -26,6 +26,15 @@ type matrixRow struct {
 }
 
 var rowSchedules = []matrixRow{
+	// E1-E4: the schedule counts fd 2's write calls as the row's failpoint does.
+	{"E1", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"errors":{"errno":"EPIPE","after":2}},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":6,"size":80,"level":"I"}]}],"outside":4}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"E2", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file","errors":{"errno":"ENOSPC","after":2}},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":6,"size":80,"level":"I"}]}],"outside":4}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"E3", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file","errors":{"errno":"EIO","after":2,"times":1}},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":6,"size":80,"level":"I"}]}],"outside":4}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
+	{"E4", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"errors":{"errno":"EAGAIN","after":2,"times":3}},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":6,"size":80,"level":"I"}]}],"outside":4}}`,
+		[]verdict.Verdict{verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK}},
 	{"C1", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
 		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
 	{"C2", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"oserror","k":1},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}]}}`,
