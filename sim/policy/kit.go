@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"logjam/failpoints"
 	"logjam/internal/pytext"
 	"logjam/pipes"
@@ -128,10 +130,22 @@ func (k *kit) roomCheck(wait time.Duration, careful bool) (room bool) {
 // waits for the reader to drain a whole page, as poll's POLLOUT would make
 // it.
 func (k *kit) writeBounded(t *sim.Thread, b []byte, wait time.Duration) int {
+	n, _ := k.writeBoundedErr(t, b, wait)
+	return n
+}
+
+// writeBoundedErr is writeBounded that also returns the errno of a try the
+// kernel refused for good (EPIPE, ENOSPC, EIO: the bytes given up and
+// counted as gone, as try_write does); EAGAIN is "no room" and is waited
+// out like a full pipe, never returned.
+func (k *kit) writeBoundedErr(t *sim.Thread, b []byte, wait time.Duration) (int, unix.Errno) {
 	fd2 := k.rt.FD2
-	n := fd2.TryWrite(t, b)
+	n, errno := fd2.TryWriteErr(t, b)
+	if errno != 0 && errno != unix.EAGAIN {
+		return n, errno
+	}
 	if n == len(b) {
-		return n
+		return n, 0
 	}
 	deadline := time.Now().Add(wait)
 	for n < len(b) {
@@ -143,12 +157,15 @@ func (k *kit) writeBounded(t *sim.Thread, b []byte, wait time.Duration) int {
 			room, _ = pipes.PollWritable(2, left)
 		}
 		if !room {
-			return n
+			return n, 0
 		}
-		m := fd2.TryWrite(t, b[n:])
+		m, errno := fd2.TryWriteErr(t, b[n:])
+		if errno != 0 && errno != unix.EAGAIN {
+			return n + m, errno
+		}
 		if m == 0 {
 			if !time.Now().Before(deadline) {
-				return n
+				return n, 0
 			}
 			// Room was reported that the write did not find (macOS's poll,
 			// or less than a whole line): look again shortly.
@@ -156,7 +173,7 @@ func (k *kit) writeBounded(t *sim.Thread, b []byte, wait time.Duration) int {
 		}
 		n += m
 	}
-	return n
+	return n, 0
 }
 
 // directWrite is C stdio: the stdio lock is held, the GIL is kept if held,

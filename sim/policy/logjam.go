@@ -154,11 +154,16 @@ func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, wait time.Duration, wh
 	if !p.rt.Stdio.TryAcquire(t) {
 		return false
 	}
-	n := p.writeBounded(t, l.Bytes, wait)
+	n, errno := p.writeBoundedErr(t, l.Bytes, wait)
 	if 0 < n && n < len(l.Bytes) {
 		p.rt.FD2.WriteAll(t, l.Bytes[n:])
 		why = fmt.Sprintf("fd 2 took %d of %d bytes within the bound; the rest written before any other line", n, len(l.Bytes))
 		n = len(l.Bytes)
+	}
+	if errno != 0 {
+		// Refused for good: this line is given up; the next is written as
+		// if no write had failed (docs/CONTRACT.md).
+		why = fmt.Sprintf("fd 2 refused it (%s): given up", unix.ErrnoName(errno))
 	}
 	p.rt.Stdio.Release(t)
 	if n == 0 {
