@@ -54,9 +54,14 @@ type FD2 struct {
 	// ask (Options.ReaderAcks). One ask is open at a time (askMu), so
 	// each StallAck answers the ask that waits for it.
 	readerAcks bool
-	askMu      sync.Mutex
-	askOnce    sync.Once
-	acks       chan os.Signal
+	// ttyWriter is the thread inside a write(2) on a terminal fd 2, as
+	// Linux's tty atomic_write_lock: a write(2) on a tty excludes every
+	// other writer until it returns, blocked or not (a non-blocking one
+	// meets EAGAIN meanwhile). Graph mutex.
+	ttyWriter *Thread
+	askMu     sync.Mutex
+	askOnce   sync.Once
+	acks      chan os.Signal
 }
 
 // ask writes mark for the parent and returns once the parent acknowledged
@@ -366,6 +371,12 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno u
 	if e := f.refuse(t, b); e != 0 {
 		return 0, e
 	}
+	if f.Kind == FDTTY {
+		if f.lockTTY(t, interruptible) {
+			return 0, unix.EINTR
+		}
+		defer f.unlockTTY(t)
+	}
 	if f.probe < 0 {
 		return f.blockingWrite(b), 0
 	}
@@ -416,6 +427,51 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno u
 	return n, 0
 }
 
+// lockTTY takes the terminal's write lock for t's write(2) (ttyWriter).
+// Waiting for it is shown as a wait for room on fd 2: its holder waits for
+// the parent to read. A signal ends the wait when interruptible
+// (mutex_lock_interruptible: EINTR, nothing written); it reports whether
+// one did. The model's write is a non-blocking probe and then a blocking
+// write of the rest: without the lock another thread's write landed
+// between the two, inside the line, where the kernel lets none.
+func (f *FD2) lockTTY(t *Thread, interruptible bool) (woke bool) {
+	g := f.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f.ttyWriter == nil {
+		f.ttyWriter = t
+		return false
+	}
+	interruptible = interruptible && f.wake[0] >= 0
+	if interruptible && f.wakePending() {
+		return true
+	}
+	wakes := f.room.wakes
+	t.waiting, t.interruptible = f.room, interruptible
+	t.waits++
+	g.changedLocked()
+	for f.ttyWriter != nil && !(interruptible && f.room.wakes != wakes) {
+		g.cond.Wait()
+	}
+	t.waiting, t.interruptible = nil, false
+	g.changedLocked()
+	if f.ttyWriter != nil {
+		f.drainWake()
+		return true
+	}
+	f.ttyWriter = t
+	return false
+}
+
+func (f *FD2) unlockTTY(t *Thread) {
+	f.g.mu.Lock()
+	if f.ttyWriter == t {
+		f.ttyWriter = nil
+		f.g.changedLocked()
+	}
+	f.g.mu.Unlock()
+}
+
 func eintrIf(b bool) unix.Errno {
 	if b {
 		return unix.EINTR
@@ -454,6 +510,20 @@ func (f *FD2) TryWrite(t *Thread, b []byte) int {
 func (f *FD2) TryWriteErr(t *Thread, b []byte) (int, unix.Errno) {
 	switch e := f.refuse(t, b); e {
 	case 0:
+		if f.Kind == FDTTY {
+			// tty_write_lock with O_NDELAY: another writer inside its
+			// write(2) means EAGAIN.
+			f.g.mu.Lock()
+			busy := f.ttyWriter != nil
+			if !busy {
+				f.ttyWriter = t
+			}
+			f.g.mu.Unlock()
+			if busy {
+				return 0, unix.EAGAIN
+			}
+			defer f.unlockTTY(t)
+		}
 		return f.tryWrite(b), 0
 	case unix.EAGAIN:
 		return 0, e
