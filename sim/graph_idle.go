@@ -45,6 +45,36 @@ func (g *Graph) WaitUntilAnyWaits(r Resource) *Thread {
 	return found
 }
 
+// WaitUntilOnlyASignalMoves blocks until some thread waits for a SIGINT
+// and every other thread that has not ended waits for one too or is
+// blocked (blockedLocked: for something only the process can end; a
+// native thread counts only on its way to the GIL), and returns the first
+// thread, in the order threads were made, that waits for a SIGINT. From
+// then on nothing in the model moves before the signal arrives, so how
+// long the parent takes to send it decides nothing; asked earlier, the
+// other threads raced it (random search: merged with a sys.stderr that
+// waits for a SIGINT, MISROUTED or DOUBLEINT as the main thread's flush
+// came before the signal or after).
+func (g *Graph) WaitUntilOnlyASignalMoves() *Thread {
+	var found *Thread
+	g.WaitUntil(func() bool {
+		found = nil
+		for _, t := range g.threads {
+			switch {
+			case t.ended || t.native && !t.queuing:
+			case t.waiting == Resource(SignalArrival{}):
+				if found == nil {
+					found = t
+				}
+			case !t.blockedLocked():
+				return false
+			}
+		}
+		return found != nil
+	})
+	return found
+}
+
 // WaitDrained is native work that goes on until fd 2 has been drained: a
 // pipe until everything written to it was read (FIONREAD at 0), a terminal
 // until it takes output again (POLLOUT: its slave's TIOCOUTQ says nothing

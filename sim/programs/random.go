@@ -72,9 +72,10 @@ func (p *sinkPlayer) play() *sim.PyErr {
 		in.Signals.Install(sim.HandlerCounting)
 		in.SetStderr(in.NewSignalWaitStream("StringIO"))
 		go func() {
-			// Whichever thread first waits in the stream's write gets the
-			// SIGINT that ends the wait for all of them.
-			t := rt.G.WaitUntilAnyWaits(sim.SignalArrival{})
+			// The SIGINT that ends the wait for all of them, asked once
+			// nothing else can move (the first thread that waits in the
+			// stream's write is named as the one that got it).
+			t := rt.G.WaitUntilOnlyASignalMoves()
 			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "a SIGINT", Then: "SIGINT"})
 			askSIGINT(e)
 		}()
