@@ -234,6 +234,9 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 		cmd := childbin.GoCommand(ctx, args...)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
+		if args[0] == "build" {
+			cmd.Env = childbin.BuildEnv("GOTMPDIR=" + gotmp) // the child
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			if ctx.Err() != nil {
 				return errors.New("interrupted while building the suites")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/scratch"
 	"logjam/scenario/schedule"
@@ -153,7 +154,7 @@ func Command(args []string, w io.Writer) int {
 	bin := filepath.Join(scr.Dir, "simrt")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/simrt")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	build.Env = append(os.Environ(), "GOTMPDIR="+scr.Dir) // the go command's scratch is ours too
+	build.Env = childbin.BuildEnv("GOTMPDIR=" + scr.Dir) // the go command's scratch is ours too
 	if err := build.Run(); err != nil {
 		return fail("building the child: %v", err)
 	}

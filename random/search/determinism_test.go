@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/scenario/schedule"
 	"logjam/verdict"
@@ -45,6 +46,7 @@ func TestEveryRunReplaysAlike(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "simrt")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/simrt")
 	build.Dir = filepath.Dir(cfg)
+	build.Env = childbin.BuildEnv()
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building simrt: %v\n%s", err, out)
 	}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/scratch"
 	"logjam/random/search"
@@ -309,6 +310,9 @@ func asExit(err error, target **exec.ExitError) bool {
 func goOrGit(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	if name == "go" && args[0] == "build" {
+		cmd.Env = childbin.BuildEnv() // the child, built as everywhere
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
