@@ -62,6 +62,9 @@ func (s Schedule) InContract() error {
 	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && k.Abort != nil && !k.Abort.Fatal {
 		return out("a foreign abort with EAGAINs (a line kept for want of room dies with the process, as after a stall)")
 	}
+	if e := k.FD2.Errors; e != nil && e.Errno != ErrnoEAGAIN && k.FD2.Kind == FD2PTY && k.FD2.StallMs > 0 {
+		return out("%s on a stalled terminal (a short write, then the rest refused: half a line the next one continues)", e.Errno)
+	}
 	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && e.Times > 100 {
 		return out("%d EAGAINs in a row (no room that lasts is a stall; the contract's EAGAINs are a bounded run)", e.Times)
 	}

@@ -170,4 +170,11 @@ func TestFD2ErrorsEdges(t *testing.T) {
 			t.Errorf("%+v abort %+v: %v, want inside %v", tc.e, tc.a, err, tc.inside)
 		}
 	}
+	for errno, inside := range map[string]bool{ErrnoEIO: false, ErrnoEAGAIN: true} {
+		s := base(FD2Errors{Errno: errno, Times: 1}, nil)
+		s.Sink.FD2.Kind, s.Sink.FD2.StallMs = FD2PTY, 200
+		if err := s.InContract(); (err == nil) != inside {
+			t.Errorf("%s on a stalled pty: %v, want inside %v", errno, err, inside)
+		}
+	}
 }

@@ -241,6 +241,14 @@ func drawFD2Errors(t *rapid.T, s Schedule) *FD2Errors {
 		// contract's edge, as after a stall).
 		errnos = slices.DeleteFunc(slices.Clone(errnos), func(e string) bool { return e == ErrnoEAGAIN })
 	}
+	if f := s.Sink.FD2; f.Kind == FD2PTY && f.StallMs > 0 {
+		// A stalled terminal takes part of a line; a refusal of the rest
+		// leaves half a line that the next one continues (the edge).
+		errnos = slices.DeleteFunc(slices.Clone(errnos), func(e string) bool { return e != ErrnoEAGAIN })
+	}
+	if len(errnos) == 0 {
+		return nil
+	}
 	e := &FD2Errors{Errno: rapid.SampledFrom(errnos).Draw(t, "errno")}
 	e.After = rapid.IntRange(0, min(s.Lines()+8, 400)).Draw(t, "errors after")
 	switch rapid.SampledFrom([]string{"once", "some", "from then on"}).Draw(t, "errors how many") {
