@@ -90,6 +90,8 @@ func Class(s schedule.Schedule, v verdict.Verdict, cycle string) string {
 		switch {
 		case strings.Contains(cycle, "room on fd 2"):
 			why = append(why, "pipe")
+		case strings.Contains(cycle, "the GIL") && strings.Contains(cycle, "waits for the stdio lock"):
+			why = append(why, "gil+stdio-lock")
 		case strings.Contains(cycle, "the GIL") && strings.Contains(cycle, "workspace lock"):
 			why = append(why, "gil+backend-lock")
 		case cycle == "":
@@ -113,6 +115,9 @@ func Class(s schedule.Schedule, v verdict.Verdict, cycle string) string {
 		if k.Daemons > 0 {
 			why = append(why, "daemons")
 		}
+	}
+	if k.Abort != nil && len(k.Threads) > 1 && v != verdict.OK {
+		why = append(why, "threads at the abort")
 	}
 	if e := k.FD2.Errors; e != nil && v != verdict.OK {
 		why = append(why, "fd2 "+e.Errno)

@@ -22,6 +22,13 @@ func TestClassNamesTheKnownFailures(t *testing.T) {
 	if c := Class(s, verdict.Lost, ""); c != "pystderr LOST (stall+abort)" {
 		t.Errorf("got %q", c)
 	}
+	two := s
+	k := *s.Sink
+	k.Threads = []schedule.Thread{{}, {}}
+	two.Sink = &k
+	if c := Class(two, verdict.Hang, "deadlock: thread MainThread holds the GIL and xnnpack workspace lock and waits for the stdio lock of stderr (held by T1); thread T1 holds the stdio lock of stderr and waits for the GIL (held by MainThread)"); c != "pystderr HANG (gil+stdio-lock,threads at the abort)" {
+		t.Errorf("got %q", c)
+	}
 	s.Platform = "macos"
 	if c := Class(s, verdict.Hang, "thread M waits for room on fd 2 (a pipe)"); c != "pystderr HANG (pipe,macos)" {
 		t.Errorf("got %q", c)

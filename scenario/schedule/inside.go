@@ -17,8 +17,14 @@ func (s Schedule) InContract() error {
 	}
 	if k.Abort != nil {
 		switch {
-		case len(k.Threads) != 1:
-			return out("an abort with %d threads (the aborting thread is the only one)", len(k.Threads))
+		// Several threads: docs/CONTRACT.md, "Fatal and abort with
+		// several threads".
+		case len(k.Threads) > 1 && k.Stderr.Kind != StderrOriginal && (!k.Abort.Fatal || k.otherCalls() > 0):
+			return out("an abort with sys.stderr replaced and other threads' calls (what they flushed to it dies with it)")
+		case len(k.Threads) > 1 && !k.Abort.Fatal && k.outsideLines() > 0:
+			return out("a foreign abort with lines outside a call (kept process-wide, they die with it: no fatal path)")
+		case k.stallAt(StallAtAbort) && k.outsideLines() > 0:
+			return out("a stall at the abort with lines outside a call (kept process-wide, they meet the full pipe in the fatal path)")
 		case k.FD2.Kind != FD2File && k.FD2.Kind != FD2Pipe && k.FD2.Kind != FD2PTY:
 			return out("an abort with fd 2 %s (a forwarder's pipe gets only what fits)", k.FD2.Kind)
 		case !k.Abort.Fatal && k.Stderr.Kind != StderrOriginal:
@@ -33,8 +39,8 @@ func (s Schedule) InContract() error {
 			return out("an abort with a stall at exit (the run never reaches it)")
 		case !k.Abort.Fatal && (k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0) && k.Abort.After < 1:
 			return out("a foreign abort after a stall with no line once fd 2 has room")
-		case k.outsideLines() > 0 || k.Daemons > 0:
-			return out("an abort with lines outside a call or daemons (the run never reaches them)")
+		case k.Outside > 0 || k.Threads[0].Outside > 0 || k.Daemons > 0:
+			return out("an abort with the main thread's lines outside a call or daemons (the run never reaches them)")
 		}
 	}
 	sources := 0
@@ -91,6 +97,15 @@ func (k *Sink) outsideLines() int {
 	n := k.Outside
 	for _, t := range k.Threads {
 		n += t.Outside
+	}
+	return n
+}
+
+// otherCalls counts the calls of the threads other than the main one.
+func (k *Sink) otherCalls() int {
+	n := 0
+	for _, t := range k.Threads[1:] {
+		n += len(t.Calls)
 	}
 	return n
 }

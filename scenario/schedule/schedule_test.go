@@ -15,7 +15,31 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 		t.Fatalf("the base schedule: %v", err)
 	}
 	for name, change := range map[string]func(k *Sink){
-		"abort with two threads": func(k *Sink) { k.Abort = &Abort{Fatal: true}; k.Threads = append(k.Threads, Thread{}) },
+		"two threads, foreign abort, a line outside a call": func(k *Sink) {
+			k.Abort = &Abort{}
+			k.Threads = append(k.Threads, Thread{Outside: 1})
+		},
+		"two threads, Fatal, captured, the other's call": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true}
+			k.Stderr.Kind = StderrCaptured
+			k.Threads = append(k.Threads, Thread{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}})
+		},
+		"two threads, foreign abort, captured": func(k *Sink) {
+			k.Abort = &Abort{}
+			k.Stderr.Kind = StderrCaptured
+			k.Threads = append(k.Threads, Thread{})
+		},
+		"two threads, stall at the abort, a line outside a call": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true, After: 3}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
+			k.Threads = append(k.Threads, Thread{Outside: 1})
+		},
+		"abort, the main thread's lines outside a call": func(k *Sink) { k.Abort = &Abort{Fatal: true}; k.Threads[0].Outside = 1 },
+		"abort on a forwarder, two threads": func(k *Sink) {
+			k.Abort = &Abort{Fatal: true}
+			k.FD2 = FD2{Kind: FD2Wurlitzer, Capacity: 4096, Chunk: 1024}
+			k.Threads = append(k.Threads, Thread{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}})
+		},
 		"abort on a forwarder": func(k *Sink) {
 			k.Abort = &Abort{Fatal: true}
 			k.FD2 = FD2{Kind: FD2Wurlitzer, Capacity: 4096, Chunk: 1}
@@ -69,6 +93,33 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 		change(s.Sink)
 		if err := s.InContract(); err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// An abort with several threads lies inside the contract where
+// docs/CONTRACT.md ("Fatal and abort with several threads") says so.
+func TestInContractTakesAbortsWithSeveralThreads(t *testing.T) {
+	call := Call{Lines: 1, Size: 80, Level: "I"}
+	for name, k := range map[string]*Sink{
+		"Fatal, others' calls and lines outside a call": {Abort: &Abort{Fatal: true}, Threads: []Thread{{Calls: []Call{call, call}}, {Calls: []Call{call}, Outside: 8}, {Outside: 1}}},
+		"foreign, others' calls":                        {Abort: &Abort{After: 2}, Threads: []Thread{{Calls: []Call{call}}, {Calls: []Call{call, call}}}},
+		"Fatal, captured, others' lines outside a call": {Abort: &Abort{Fatal: true}, Stderr: Stderr{Kind: StderrCaptured}, Threads: []Thread{{Calls: []Call{call}}, {Outside: 2}}},
+		"Fatal, stall at the abort, others' calls": {Abort: &Abort{Fatal: true, After: 64}, FD2: FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}},
+			Threads: []Thread{{Calls: []Call{call}}, {Calls: []Call{call}}}},
+	} {
+		if k.FD2.Kind == "" {
+			k.FD2.Kind = FD2File
+		}
+		if k.Stderr.Kind == "" {
+			k.Stderr.Kind = StderrOriginal
+		}
+		s := Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12", Sink: k}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := s.InContract(); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -51,6 +51,10 @@ var rowSchedules = []matrixRow{
 		[]verdict.Verdict{verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK}},
 	{"F4", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stall_ms":200},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":20,"size":230,"level":"E"}]}],"abort":{"fatal":true,"after":3}}}`,
 		[]verdict.Verdict{verdict.OK, verdict.OK, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK}},
+	// F5: T1 runs while the main thread's first call (no line) yields; with sys.stderr captured its lines outside a
+	// call are kept process-wide until the Fatal line of the main thread's second call.
+	{"F5", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"captured"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I","yield":true},{"backend":0,"lines":0,"size":80,"level":"E"}]},{"calls":null,"outside":2}],"abort":{"fatal":true,"after":3}}}`,
+		[]verdict.Verdict{verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.Misrouted, verdict.OK}},
 	{"I1", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":5,"size":80,"level":"I"}]}],"sigint":"line","sigint_at":3}}`,
 		[]verdict.Verdict{verdict.Crash, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
 	// I2's reader resumes once the SIGINT reached the model and the main

@@ -223,6 +223,10 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	// Drawn last: every earlier choice of a seed is the one it drew before
 	// the axis existed.
 	k.FD2.Errors = drawFD2Errors(t, s)
+	// Other threads at an abort: drawn after every other choice too.
+	if k.Abort != nil {
+		drawAbortThreads(t, k)
+	}
 	return s
 }
 
@@ -357,4 +361,35 @@ func drawStalls(t *rapid.T, k *Sink, platform string) []Stall {
 		}
 	}
 	return stalls
+}
+
+// drawAbortThreads draws the threads beside the main one at an abort
+// (docs/CONTRACT.md, "Fatal and abort with several threads"): none once in
+// four, else 1-3, each with 0-3 calls and, before a Fatal line with no
+// stall at the abort, maybe lines outside a call after them (kept
+// process-wide when fd 2 is busy: the fatal path writes them). They run
+// when the main thread lets the GIL go before its last call: between two
+// calls (a yield) or while an outermost exit flushes kept lines. They come
+// with sys.stderr the original (a replaced one is put back): what their
+// calls flush to a replaced one dies with it, and with the main thread's
+// only call (all a replaced one allows) they would never run.
+func drawAbortThreads(t *rapid.T, k *Sink) {
+	n := rapid.IntRange(1, 4).Draw(t, "threads at the abort")
+	if n > 1 {
+		k.Stderr = Stderr{Kind: StderrOriginal}
+	}
+	outside := k.Abort.Fatal && !slices.ContainsFunc(k.FD2.Stalls, func(st Stall) bool { return st.At == StallAtAbort })
+	for i := 1; i < n; i++ {
+		var th Thread
+		for j, calls := 0, rapid.IntRange(0, 3).Draw(t, "calls at the abort"); j < calls; j++ {
+			th.Calls = append(th.Calls, drawCall(t, n, i, true))
+		}
+		if outside {
+			th.Outside = rapid.SampledFrom([]int{0, 1, 8}).Draw(t, "outside at the abort")
+			if th.Outside > 0 {
+				th.OutsideText = drawText(t)
+			}
+		}
+		k.Threads = append(k.Threads, th)
+	}
 }

@@ -39,8 +39,11 @@ func TestDrawnSchedulesStayInsideTheContract(t *testing.T) {
 		k := s.Sink
 		captured := k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer
 		if k.Abort != nil {
-			if len(k.Threads) != 1 || captured || k.Daemons > 0 || k.Outside > 0 {
-				t.Fatalf("an abort with other threads, a forwarder, daemons or lines outside a call: %s", s.JSON())
+			if captured || k.Daemons > 0 || k.Outside > 0 || k.Threads[0].Outside > 0 {
+				t.Fatalf("an abort with a forwarder, daemons or the main thread's lines outside a call: %s", s.JSON())
+			}
+			if len(k.Threads) > 1 && k.Stderr.Kind != StderrOriginal {
+				t.Fatalf("an abort with other threads and sys.stderr replaced: %s", s.JSON())
 			}
 			if !k.Abort.Fatal && (k.Stderr.Kind != StderrOriginal || k.FD2.StallMs > 0 && k.Abort.After < 1) {
 				t.Fatalf("a foreign abort outside the contract: %s", s.JSON())
@@ -80,4 +83,33 @@ func TestAFilterDrawsOnlyItsPolicies(t *testing.T) {
 	if err := (Filter{Family: FamilyLazyInit, Policies: []string{"logjam"}}).Check(); err == nil {
 		t.Error("a sink policy in the lazyinit family was accepted")
 	}
+}
+
+// Aborts with several threads are drawn (docs/CONTRACT.md, "Fatal and
+// abort with several threads"), foreign ones too, and other threads' lines
+// outside a call before a Fatal line; a schedule with no abort draws as it
+// did before the axis (nothing is drawn after it).
+func TestAbortsWithSeveralThreadsAreDrawn(t *testing.T) {
+	var fatal, foreign, outside int
+	for seed := 1; seed <= 400; seed++ {
+		k := Schedules(Filter{Family: FamilySink}).Example(seed).Sink
+		if k.Abort == nil || len(k.Threads) < 2 {
+			continue
+		}
+		if k.Abort.Fatal {
+			fatal++
+		} else {
+			foreign++
+		}
+		for _, th := range k.Threads[1:] {
+			if th.Outside > 0 {
+				outside++
+				break
+			}
+		}
+	}
+	if fatal == 0 || foreign == 0 || outside == 0 {
+		t.Errorf("400 seeds: %d Fatal and %d foreign aborts with several threads, %d with another thread's lines outside a call", fatal, foreign, outside)
+	}
+	t.Logf("400 seeds: %d Fatal and %d foreign aborts with several threads, %d with another thread's lines outside a call", fatal, foreign, outside)
 }
