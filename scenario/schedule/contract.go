@@ -46,14 +46,30 @@ func (s Schedule) Contract() scenario.Contract {
 }
 
 // Slowness is how long the schedule's own slowness may take at most: a
-// slow sys.stderr's delay for every line written one write each. A deadline
-// is a bound on failure detection: a run's must exceed this.
+// slow sys.stderr's delay for every line written one write each, and a
+// forwarder's reads of a few bytes each (forwarderReadMax a read). A
+// deadline is a bound on failure detection: a run's must exceed this.
 func (s Schedule) Slowness() time.Duration {
-	if s.Sink == nil || s.Sink.Stderr.Kind != StderrSlow {
+	if s.Sink == nil {
 		return 0
 	}
-	return time.Duration(s.Lines()+16) * time.Duration(s.Sink.Stderr.DelayMs) * time.Millisecond
+	var d time.Duration
+	if s.Sink.Stderr.Kind == StderrSlow {
+		d += time.Duration(s.Lines()+16) * time.Duration(s.Sink.Stderr.DelayMs) * time.Millisecond
+	}
+	if f := s.Sink.FD2; (f.Kind == FD2IPyKernel || f.Kind == FD2Wurlitzer) && f.Chunk > 0 {
+		d += time.Duration(s.MessageBytes()/f.Chunk) * forwarderReadMax
+	}
+	return d
 }
+
+// forwarderReadMax bounds one forwarder read with its turn for the GIL:
+// about 25 us measured on two loaded cores, four times that for a machine
+// running four children at a time under load. Without it, a forwarder
+// reading a byte at a time (seed 154 of -random 200 -seed 7: 227 KB) met
+// the 10 s deadline before its cycle formed under load 37 at -j 4: HANG
+// without a cycle instead of the cycle.
+const forwarderReadMax = 100 * time.Microsecond
 
 // Runtime is the policy, platform, Python and stderr profile (simrt
 // -stderr) the child runs with (a lazy-init schedule's log path plays no

@@ -3,6 +3,7 @@ package schedule
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // InContract refuses each edge the generator stays inside.
@@ -227,5 +228,20 @@ func TestFD2ErrorsEdges(t *testing.T) {
 		if err := s.InContract(); (err == nil) != inside {
 			t.Errorf("%s on a stalled pty: %v, want inside %v", errno, err, inside)
 		}
+	}
+}
+
+// A forwarder that reads a byte at a time is slow by design: the run's
+// deadline grows with its reads, and not for one that reads the pipe whole.
+func TestAForwardersSmallReadsLengthenTheDeadline(t *testing.T) {
+	s := Schedule{Family: FamilySink, Policy: "merged", Platform: "linux", Python: "3.12",
+		Sink: &Sink{FD2: FD2{Kind: FD2Wurlitzer, Capacity: 65536, Chunk: 1}, Stderr: Stderr{Kind: StderrOriginal},
+			Threads: []Thread{{Calls: []Call{{Lines: 100, Size: 1000, Level: "I"}}}}}}
+	if got, want := s.Slowness(), time.Duration(s.MessageBytes())*forwarderReadMax; got != want {
+		t.Errorf("one byte a read: slowness %v, want %v", got, want)
+	}
+	s.Sink.FD2.Chunk = 65536
+	if got := s.Slowness(); got > time.Millisecond {
+		t.Errorf("whole-pipe reads: slowness %v", got)
 	}
 }
