@@ -18,7 +18,7 @@ n() { awk -v n="$1" -v s="$scale" 'BEGIN { v = int(n * s); if (v < 1) v = 1; pri
 
 echo "== throughput: $(n 1000) runs, all policies, -j 2"
 start=$(date +%s.%N)
-"$bin" chaos -random "$(n 1000)" -seed 1 -shrink-runs 0 >"$out/throughput.txt" || true
+"$bin" chaos -random "$(n 1000)" -seed 1 -j 2 -shrink-runs 0 >"$out/throughput.txt" || true
 end=$(date +%s.%N)
 awk -v a="$start" -v b="$end" -v r="$(n 1000)" 'BEGIN { printf "%d runs in %.1f s: %.0f runs per minute\n", r, b - a, r * 60 / (b - a) }' | tee "$out/throughput.sum"
 

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -61,12 +62,17 @@ func addRandomFlags(fs *flag.FlagSet) *randomFlags {
 	fs.Uint64Var(&r.seed, "seed", 1, "with -random: the first run's seed (run i has seed+i)")
 	fs.StringVar(&r.policy, "policy", "", "with -random: only these policies ("+strings.Join(schedule.SinkPolicies, ", ")+") or lazy-init variants ("+strings.Join(schedule.LazyVariants, ", ")+"), comma-separated")
 	fs.StringVar(&r.family, "family", "", "with -random: only this family ("+strings.Join(schedule.Families, ", ")+")")
-	fs.IntVar(&r.procs, "j", 2, "with -random: children at a time")
+	fs.IntVar(&r.procs, "j", defaultProcs(), "with -random: children at a time (default: two a core, as the matrix's -slots)")
 	fs.StringVar(&r.replay, "replay", "", "play exactly this schedule (as -random prints it) and print its verdict")
 	fs.IntVar(&r.shrink, "shrink-runs", 60, "with -random: child runs the shrinking of each failure cause may spend, a run whose forwarder reads a few bytes at a time weighing more (0: no shrinking)")
 	fs.IntVar(&r.replays, "replays", 0, "with -random: replay each of the first 100 failures this many times and print the agreement")
 	return r
 }
+
+// defaultProcs is two children a core: a child that waits (a stalled
+// pipe, a slow sys.stderr, a deadline) leaves its core to another. What
+// is printed does not depend on it (TestHuntPrintsTheSameWhateverTheTiming).
+func defaultProcs() int { return min(64, 2*runtime.NumCPU()) }
 
 func (r *randomFlags) filter() schedule.Filter {
 	f := schedule.Filter{Family: r.family}
