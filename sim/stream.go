@@ -183,9 +183,18 @@ func (s *OriginalStream) rawWrite(t *Thread, b []byte, first *bool) (int, *PyErr
 // its bytes, and which TextIOWrapper ignores when it writes through (python
 // -u): the text is silently gone.
 func (s *OriginalStream) refused(errno unix.Errno) *PyErr {
+	return RefusedWriteError(errno, s.Buffering())
+}
+
+// RefusedWriteError is what sys.__stderr__.write raises when the kernel
+// refuses its write(2) with errno, under buffering b (nil: nothing is
+// raised, the text is gone); when it raises and b is Buffered, the
+// BufferedWriter keeps the text for its next write. calibrate checks it
+// against real CPython (a closed pipe, /dev/full, a full non-blocking pipe).
+func RefusedWriteError(errno unix.Errno, b Buffering) *PyErr {
 	switch errno {
 	case unix.EAGAIN:
-		if s.unbuffered {
+		if b == Unbuffered {
 			return nil
 		}
 		return &PyErr{Type: "BlockingIOError", Msg: "[Errno 11] write could not complete without blocking"}
