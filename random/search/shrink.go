@@ -46,6 +46,10 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 	// where the next try of that count starts (bisect). It is only where
 	// to look: a schedule is 1-minimal by the last pass's plays alone.
 	lo := map[string]int{}
+	// all: the candidates of res.Schedule under lo, made again only when
+	// either changed (making them is the shrinker's own CPU).
+	var all []candidate
+	dirty := true
 	for {
 		took, heavy := false, false
 		resume := "" // after a count is taken, the place of its next try
@@ -53,7 +57,9 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
-			all := candidates(res.Schedule, lo)
+			if dirty {
+				all, dirty = candidates(res.Schedule, lo), false
+			}
 			if resume != "" {
 				for i, c := range all {
 					if c.key == resume {
@@ -63,7 +69,7 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 				}
 				resume = ""
 			}
-			for at < len(all) && seen[all[at].s.Encode()] {
+			for at < len(all) && seen[all[at].enc] {
 				at++
 			}
 			if at >= len(all) {
@@ -76,7 +82,7 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 				at++
 				continue
 			}
-			seen[c.s.Encode()] = true
+			seen[c.enc] = true
 			got, err := play(ctx, c.s)
 			if err != nil {
 				return res, err
@@ -86,11 +92,12 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 			if got != cause {
 				if c.key != "" {
 					lo[c.key] = max(lo[c.key], c.n)
+					dirty = true
 				}
 				at++
 				continue
 			}
-			res.Schedule, took = c.s, true
+			res.Schedule, took, dirty = c.s, true, true
 			res.Steps = append(res.Steps, c.what)
 			resume = c.key
 		}
@@ -108,6 +115,7 @@ type candidate struct {
 	key  string
 	n    int
 	what string
+	enc  string // s.Encode()
 }
 
 // Candidates are the schedules one change smaller than s, in the order
@@ -138,7 +146,7 @@ func candidates(s schedule.Schedule, lo map[string]int) []candidate {
 		c := clone(s)
 		change(&c)
 		if c.Validate() == nil && c.InContract() == nil {
-			out = append(out, candidate{c, key, n, what})
+			out = append(out, candidate{c, key, n, what, c.Encode()})
 		}
 	}
 	add := func(what string, change func(c *schedule.Schedule)) { addCount(what, "", 0, change) }
