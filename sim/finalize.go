@@ -141,6 +141,12 @@ func (in *Interp) finalize(main *Thread) error {
 		})
 		main.AcquireGIL()
 	}
+	// flush_std_files: once the other threads met their fate (a thread
+	// that met it inside sys.stderr's write keeps its lock: enter), before
+	// the modules are torn down.
+	if o, ok := in.original.(*OriginalStream); ok {
+		_ = o.Flush(main)
+	}
 	in.mu.Lock()
 	teardown := slices.Clone(in.fin.teardown)
 	in.mu.Unlock()
@@ -245,4 +251,20 @@ func unwindFrames(t *Thread, frames []daemon.Frame) {
 func (b *Backend) Destroy(t *Thread) {
 	b.L.Acquire(t)
 	b.L.Release(t)
+}
+
+// fatalError is Py_FatalError on the finalizing thread (_Py_FatalErrorFormat:
+// the message straight to fd 2, then abort()) for a wait on lock that can
+// never end. It never returns.
+func (in *Interp) fatalError(fn, msg string, lock *Lock) {
+	in.G.mu.Lock()
+	owner := "nobody"
+	if lock.owner != nil {
+		owner = lock.owner.Name
+	}
+	in.G.mu.Unlock()
+	text := "Fatal Python error: " + fn + ": " + msg + "\nPython runtime state: finalizing\n\n"
+	in.Tel.Emit(telemetry.Abort{Why: strings.TrimSpace(text) + " (" + lock.name + " is held by " + owner + ")"})
+	_, _ = syscall.Write(2, []byte(text))
+	signals.DieBy(syscall.SIGABRT)
 }

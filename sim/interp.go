@@ -180,6 +180,15 @@ func (in *Interp) SetStderr(s Stream) {
 // Original is sys.__stderr__, the stream Python opened on fd 2.
 func (in *Interp) Original() Stream { return in.original }
 
+// StderrLock is the lock of sys.__stderr__'s BufferedWriter, or nil (python
+// -u: a raw FileIO has none).
+func (in *Interp) StderrLock() *Lock {
+	if o, ok := in.original.(*OriginalStream); ok {
+		return o.lock
+	}
+	return nil
+}
+
 // StderrReplaced reports whether sys.stderr is not sys.__stderr__ (the
 // borrowed-pointer comparison the merged fix makes).
 func (in *Interp) StderrReplaced() bool { return in.Stderr() != in.original }
@@ -201,7 +210,8 @@ func (in *Interp) Print(s string) {
 
 // Shutdown is the interpreter's exit: join the non-daemon threads, run the
 // atexit hooks, then finalize (daemon threads that ask for the GIL meet
-// their fate and are never joined; module objects are torn down; see
+// their fate and are never joined; sys.stderr is flushed; module objects
+// are torn down; see
 // finalize.go), then dump the in-memory streams to telemetry. It returns a
 // *BrokenPromise, and finalizes nothing, when a state the scenario promised
 // for the start of finalization does not hold.
@@ -218,11 +228,7 @@ func (in *Interp) Shutdown(main *Thread) error {
 	for _, h := range hooks {
 		h(main)
 	}
-	// flush_std_files: what an interrupted write left in sys.stderr's buffer.
-	if o, ok := in.original.(*OriginalStream); ok {
-		_ = o.Flush(main)
-	}
-	err := in.finalize(main)
+	err := in.finalize(main) // flush_std_files included
 	in.DumpStreams()
 	return err
 }

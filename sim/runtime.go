@@ -86,7 +86,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	fd2.readerAcks = opts.ReaderAcks
-	in.original = newOriginalStream(fd2, opts.Stderr)
+	in.original = newOriginalStream(in.G, fd2, opts.Stderr)
 	in.SetStderr(in.original)
 	in.Signals = newSignals(in, fd2.Wake)
 	rt := &Runtime{In: in, G: in.G, Tel: tel, FD2: fd2, start: start}

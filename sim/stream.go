@@ -67,21 +67,43 @@ func ParseBuffering(s string) (Buffering, error) {
 // (PyErr_CheckSignals in _bufferedwriter_flush_unlocked), and bytes an
 // interrupted flush did not move stay in the buffer and go out with the
 // next write (or at exit); only a write larger than the buffer loses the
-// bytes it did not move. Unbuffered: one FileIO.write per text, whose short
-// count TextIOWrapper ignores: an interrupted write returns success with
-// the rest missing. The BufferedWriter's own lock is not modelled.
+// bytes it did not move. Buffered, a write and a flush hold the
+// BufferedWriter's own lock throughout, its raw writes included (their
+// write(2) with the GIL released): another thread's write waits for it with
+// the GIL released (lock below). Unbuffered: one FileIO.write per text,
+// whose short count TextIOWrapper ignores: an interrupted write returns
+// success with the rest missing; FileIO has no lock, so two threads' writes
+// can interleave on fd 2.
 type OriginalStream struct {
 	fd2        *FD2
 	unbuffered bool
 	bufSize    int
+	// lock is the BufferedWriter's lock (ENTER_BUFFERED / LEAVE_BUFFERED in
+	// Modules/_io/bufferedio.c), nil unbuffered. A thread that finds it held
+	// releases the GIL and waits (_enter_buffered_busy): a wait of the
+	// graph, so a cycle through it is reported. It is let go only with the
+	// GIL held, so a thread that meets its fate at exit inside a write keeps
+	// it for good: the finalizing thread's flush then dies (enter).
+	lock *Lock
 
 	mu      sync.Mutex
 	pending []byte // the BufferedWriter's bytes not yet written
 }
 
-func newOriginalStream(fd2 *FD2, b Buffering) *OriginalStream {
-	return &OriginalStream{fd2: fd2, unbuffered: b == Unbuffered, bufSize: fd2.blksize}
+func newOriginalStream(g *Graph, fd2 *FD2, b Buffering) *OriginalStream {
+	s := &OriginalStream{fd2: fd2, unbuffered: b == Unbuffered, bufSize: fd2.blksize}
+	if !s.unbuffered {
+		s.lock = g.NewLock(bufferedWriterLock)
+	}
+	return s
 }
+
+// bufferedWriterLock names the lock in the graph; bufferedWriterRepr is
+// the stream as CPython's messages show it (%R).
+const (
+	bufferedWriterLock = "the lock of sys.stderr's BufferedWriter"
+	bufferedWriterRepr = "<_io.BufferedWriter name='<stderr>'>"
+)
 
 // Name implements Stream.
 func (s *OriginalStream) Name() string { return "sys.__stderr__" }
@@ -103,9 +125,24 @@ func (s *OriginalStream) Write(t *Thread, text string) *PyErr {
 		_, err := s.rawWrite(t, b, &first) // a short count is ignored
 		return err
 	}
+	// TextIOWrapper calls BufferedWriter.write, then (line buffering) its
+	// flush: two holds of the lock with the GIL kept between them. The
+	// model makes them one: CPython's lock is a semaphore that hands
+	// nothing over, so a waiter would have to win it in the instant
+	// between the two, against a holder that never stops running.
+	if err := s.enter(t); err != nil {
+		return err
+	}
+	err := s.writeLocked(t, b, &first)
+	s.leave(t)
+	return err
+}
+
+// writeLocked is the buffered write and its flush, the lock held.
+func (s *OriginalStream) writeLocked(t *Thread, b []byte, first *bool) *PyErr {
 	rest := append(s.takePending(), b...)
 	for len(rest) > s.bufSize { // larger than the buffer: raw writes, no retention
-		n, err := s.rawWrite(t, rest, &first)
+		n, err := s.rawWrite(t, rest, first)
 		if err != nil {
 			return err
 		}
@@ -114,8 +151,39 @@ func (s *OriginalStream) Write(t *Thread, text string) *PyErr {
 			return err
 		}
 	}
-	return s.flushBuffer(t, rest, &first)
+	return s.flushBuffer(t, rest, first)
 }
+
+// enter is ENTER_BUFFERED: the lock at once if it is free. Else
+// (_enter_buffered_busy) a reentrant call raises; otherwise the thread
+// releases the GIL, waits for the lock (not a wait a signal ends), and
+// takes the GIL back. Once finalization has started, the finalizing
+// thread waits only 1 s and then dies with a fatal error: the owner lets
+// the lock go only with the GIL held, which no other thread gets any more,
+// so the model does not wait out the second. A forced unwind or a hang
+// passes no LEAVE_BUFFERED (C frames, no cleanup): whoever met its fate
+// inside a write keeps the lock.
+func (s *OriginalStream) enter(t *Thread) *PyErr {
+	if s.lock.TryAcquire(t) {
+		return nil
+	}
+	if s.lock.HeldBy(t) {
+		return &PyErr{Type: "RuntimeError", Msg: "reentrant call inside " + bufferedWriterRepr}
+	}
+	if t.in.Finalizing() {
+		t.in.fatalError("_enter_buffered_busy", "could not acquire lock for "+bufferedWriterRepr+
+			" at interpreter shutdown, possibly due to daemon threads", s.lock)
+	}
+	// In flight until it waits for the lock: a holder that lets the GIL go
+	// meanwhile waits for it to be queued there (ReleaseGILNative).
+	t.ReleaseGILNative()
+	s.lock.Acquire(t)
+	t.AcquireGIL()
+	return nil
+}
+
+// leave is LEAVE_BUFFERED (GIL held): the first waiter, if any, gets the lock.
+func (s *OriginalStream) leave(t *Thread) { s.lock.Release(t) }
 
 // flushBuffer writes b as the BufferedWriter's flush does; what an
 // exception leaves unwritten stays in the buffer.
@@ -140,8 +208,13 @@ func (s *OriginalStream) Flush(t *Thread) *PyErr {
 	if s.unbuffered {
 		return nil
 	}
+	if err := s.enter(t); err != nil {
+		return err
+	}
 	first := true
-	return s.flushBuffer(t, s.takePending(), &first)
+	err := s.flushBuffer(t, s.takePending(), &first)
+	s.leave(t)
+	return err
 }
 
 // rawWrite is FileIO.write (_Py_write): write(2) with the GIL released; on

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -153,5 +155,58 @@ func TestADirectWriteLosesItsLineOnEINTRUnlessItRetries(t *testing.T) {
 				t.Fatalf("fwrite: %d bytes written, line on fd 2 = %v; want the line lost", n, got)
 			}
 		})
+	}
+}
+
+// The BufferedWriter's lock: a second thread's sys.stderr.write that finds
+// it held (the first thread's write blocked on a full pipe, the GIL
+// released) waits for it, shown in the graph, and its line goes out after
+// the first thread's whole text. Without the lock the second write goes
+// straight to fd 2 and waits for room there, and its line can land inside
+// the first one's text (RF3 under adaptive and merged, docs/FINDINGS.md).
+func TestASecondWriterWaitsForTheBufferedWritersLock(t *testing.T) {
+	r := fullPipeOnFD2(t)
+	rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Stderr: Buffered, NoTelemetry: true,
+		Policy: func(*Runtime) (Policy, error) { return nopPolicy{}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := rt.In
+	first := strings.Repeat("M", 6000) + "\n" // larger than the buffer: raw writes under the lock
+	second := "T2: a line of its own\n"
+	t2 := in.Start("T2", false, func(t *Thread) *PyErr { return in.Original().Write(t, second) })
+	in.G.WaitUntil(func() bool { return slices.Contains(in.GIL.WaitersLocked(), t2) })
+
+	var out bytes.Buffer
+	read := make(chan struct{})
+	want := 4096 + len(first) + len(second) // the filler, then both texts
+	go func() {
+		defer close(read)
+		buf := make([]byte, 4096)
+		for out.Len() < want {
+			n, err := r.Read(buf)
+			if err != nil {
+				return
+			}
+			out.Write(buf[:n])
+		}
+	}()
+	// The reader drains: MainThread's write goes on. T2 got the GIL at its
+	// first write(2); once MainThread's write is over (it holds the GIL
+	// again), T2 waits for the GIL, holding the lock MainThread let go to it.
+	if err := in.Original().Write(rt.Main, first); err != nil {
+		t.Fatalf("MainThread's write: %v", err)
+	}
+	var holds []string
+	in.G.WaitUntil(func() bool { holds = t2.heldNamesLocked(); return t2.waiting == Resource(in.GIL) })
+	if !slices.Contains(holds, bufferedWriterLock) {
+		t.Errorf("T2 waits for the GIL holding %v, want %s (it waited for it during MainThread's write)", holds, bufferedWriterLock)
+	}
+	rt.Main.Join(t2)
+	<-read
+	got := strings.TrimLeft(out.String(), ".")
+	if got != first+second {
+		t.Fatalf("fd 2 got %d bytes, T2's line at %d; want MainThread's %d bytes, then T2's line",
+			len(got), strings.Index(got, second), len(first))
 	}
 }

@@ -69,9 +69,15 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 			}
 		}))
 	}
+	// A daemon whose write through the original sys.stderr found its
+	// BufferedWriter's lock held by another (queued for the GIL inside its
+	// own write) waits for that lock instead: it never asks for the GIL
+	// again, as finalization leaves the holder no way to let it go.
+	stderrLock := in.StderrLock()
 	allQueued := func() bool {
 		for _, d := range daemons {
-			if !slices.Contains(in.GIL.WaitersLocked(), d) {
+			if !slices.Contains(in.GIL.WaitersLocked(), d) &&
+				(stderrLock == nil || !slices.Contains(stderrLock.WaitersLocked(), d)) {
 				return false
 			}
 		}
@@ -101,6 +107,6 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 	main.ReleaseGIL()
 	main.AcquireGIL()
 	in.G.WaitUntil(settled)
-	in.PromiseAtFinalization("that every daemon thread is queued for the GIL", allQueued, daemons...)
+	in.PromiseAtFinalization("that every daemon thread is queued for the GIL (or for sys.stderr's BufferedWriter lock)", allQueued, daemons...)
 	return nil
 }
