@@ -50,11 +50,11 @@ func ginkgo(args []string, out, errOut io.Writer) int {
 }
 
 // simrt builds the child (`go tool -n simrt`: a tool in go.mod, so the go
-// command's cache) and then becomes it, so that its exit status (124 at
+// command's cache; built as everywhere, childbin.BuildEnv) and then becomes it, so that its exit status (124 at
 // its deadline), its signals (Ctrl-\) and its terminal are its own.
 func simrt(args []string, out, errOut io.Writer) int {
 	var path strings.Builder
-	if rc := runSpeaking([]string{"tool", "-n", "simrt"}, "go build ./cmd/simrt", "the go command compiles the child first (half a minute in a fresh clone)", quietLimit, &path, errOut); rc != 0 {
+	if rc := runSpeaking([]string{"tool", "-n", "simrt"}, "go build ./cmd/simrt", "the go command compiles the child first (half a minute in a fresh clone)", quietLimit, &path, errOut, childbin.BuildEnv()...); rc != 0 {
 		return rc
 	}
 	bin := strings.TrimSpace(path.String())
@@ -63,18 +63,22 @@ func simrt(args []string, out, errOut io.Writer) int {
 	return 2
 }
 
-// runSpeaking runs `go args...` (childbin.GoCommand: a process group of its
+// runSpeaking runs `go args...` (in env, if given; childbin.GoCommand: a process group of its
 // own that dies with logjam) with its output on out and errOut, saying on
 // errOut what runs, and why it is silent, at once and again after every
 // quiet of silence. The exit status is the go command's. A Ctrl-C (SIGINT
 // or SIGTERM) kills the group at once (the guard starts the go command in
 // the background, where a shell ignores SIGINT, so it could not be passed
 // on) and the status is 130.
-func runSpeaking(args []string, what, silence string, quiet time.Duration, out, errOut io.Writer) int {
+func runSpeaking(args []string, what, silence string, quiet time.Duration, out, errOut io.Writer, env ...string) int {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	return speak(context.Background(), childbin.GoCommand(context.Background(), args...), sig, what, silence, quiet, out, errOut)
+	cmd := childbin.GoCommand(context.Background(), args...)
+	if env != nil {
+		cmd.Env = env
+	}
+	return speak(context.Background(), cmd, sig, what, silence, quiet, out, errOut)
 }
 
 // speak runs cmd (a group leader) as runSpeaking says, with sig the
