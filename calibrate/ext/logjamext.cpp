@@ -1036,6 +1036,58 @@ bool asleep(long tid) {
   return r != std::string::npos && r + 2 < st.size() && (st[r + 2] == 'S' || st[r + 2] == 'D');
 }
 
+// waits_for: what thread tid waits for, read from /proc/self/task/TID
+// (syscall, wchan), or "" while it runs or sleeps in a wait that ends by
+// itself (a write(2) that contends for the pipe's mutex, the GIL's own
+// mutex). take_gil's COND_TIMED_WAIT is the only timed futex wait here
+// ("202 uaddr 0x89 val timeout"); a semaphore or condition (a
+// BufferedWriter's lock, a join) waits untimed; a backend's std::mutex is
+// FUTEX_WAIT on its own address.
+std::string waits_for(long tid, std::string *sc_out) {
+  std::string base = "/proc/self/task/" + std::to_string(tid) + "/";
+  if (!asleep(tid)) return "";
+  std::string sc = read_file(base + "syscall");
+  *sc_out = sc.substr(0, sc.find('\n'));
+  unsigned long nr = ~0UL, a1 = 0, op = 0, val = 0, timeout = 0;
+  if (sscanf(sc.c_str(), "%lu %lx %lx %lx %lx", &nr, &a1, &op, &val, &timeout) < 1) return sc.empty() ? "its end" : "";
+  if (nr == 202 && (op & 0x7f) == 9) return timeout != 0 ? "the GIL" : "a semaphore or a condition";
+  if (nr == 202 && (op & 0x7f) == 0)
+    for (auto &m : g_sched_backends)
+      if (a1 == (unsigned long)(void *)&m) return "a backend's lock";
+  if (nr == 1 && read_file(base + "wchan").find("pipe_write") != std::string::npos) return "room on a pipe (write(2))";
+  return "";
+}
+
+// wait_waits: the model's seeded switch point (WaitUntilIdle): until thread
+// tid waits for something (waits_for) or has ended. One that waits for the
+// GIL must also have asked for a forced switch (it slept there anew: its
+// first timed wait ran out, so it set the drop request): the holder's next
+// release then hands the GIL to it, whatever the scheduler does, as the
+// model's FIFO handoff. Without it, a holder whose own write(2) returned at
+// once could take the GIL back before the waiter woke, and a waiter caught
+// asleep on the pipe's mutex inside a write(2) that had room was taken for
+// one that waits (RF3 under pystderr: OK or HANG). The state seen is kept
+// as evidence.
+void wait_waits(long tid) {
+  long first = -1;
+  std::string what, sc;
+  for (;;) {
+    what = waits_for(tid, &sc);
+    if (what == "the GIL") {
+      long v = voluntary_switches(tid);
+      if (first < 0) first = v;
+      else if (v > first) break;
+    } else if (!what.empty()) {
+      break;
+    } else {
+      first = -1;
+    }
+    nap();
+  }
+  emit("observed", "\"thread\":" + jstr(ts.name) + ",\"waits\":" + jstr("until thread " + std::to_string(tid) + " waits: it waits for " + what +
+       (what == "the GIL" ? " (a forced switch asked)" : "") + "; syscall " + sc) + ",\"then\":\"logs\"");
+}
+
 // message: line n of a call, as sim/programs' message(): ASCII filler
 // ("delegate trace N " then letters) or three-byte characters after a
 // one-byte prefix, cut at size bytes (et_log trims a cut character).
@@ -1064,7 +1116,7 @@ void report_exception(const char *call) {
 
 // run_calls(is_main, calls, askers): thread's calls, each a binding call
 // (enter; its backend's lock L taken with the GIL held; wait_tid: wait,
-// holding both, until that thread sleeps or has ended, the model's seeded
+// holding both, until that thread waits (wait_waits), the model's seeded
 // switch point; the lines; L let go; leave). calls: tuples (backend, lines,
 // size, level, cjk, wait_tid).
 //
@@ -1141,8 +1193,7 @@ PyObject *m_run_calls(PyObject *, PyObject *args) {
     {
       std::lock_guard<std::mutex> L(g_sched_backends[k.backend]);
       if (k.wait_tid > 0) {
-        while (!asleep(k.wait_tid)) nap();
-        emit("observed", "\"thread\":" + jstr(ts.name) + ",\"waits\":\"until thread " + std::to_string(k.wait_tid) + " sleeps\",\"then\":\"logs\"");
+        wait_waits(k.wait_tid);
       }
       for (int n = 0; n < k.lines; n++)
         et_log(k.level, std::string(g_sched_backend_names[k.backend]) + "_backend.cpp", 211, sched_message(n, k.size, k.cjk));
