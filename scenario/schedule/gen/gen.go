@@ -375,8 +375,15 @@ func drawStalls(t *rapid.T, k *Sink, platform string) []Stall {
 // only call (all a replaced one allows) they would never run.
 func drawAbortThreads(t *rapid.T, k *Sink) {
 	n := rapid.IntRange(1, 4).Draw(t, "threads at the abort")
-	if n > 1 {
-		k.Stderr = Stderr{Kind: StderrOriginal}
+	if n < 2 {
+		return
+	}
+	k.Stderr = Stderr{Kind: StderrOriginal}
+	// The others run only when the main thread lets the GIL go before its
+	// aborting call: maybe more calls before it (appended, so the first
+	// call and the calls the stalls name stay; the last one aborts).
+	for main := &k.Threads[0]; len(main.Calls) < 4 && rapid.Bool().Draw(t, "main call before the abort?"); {
+		main.Calls = append(main.Calls, drawCall(t, n, 0, true))
 	}
 	outside := k.Abort.Fatal && !slices.ContainsFunc(k.FD2.Stalls, func(st Stall) bool { return st.At == StallAtAbort })
 	for i := 1; i < n; i++ {
