@@ -61,6 +61,15 @@ var findings = func() []TableEntry {
 // shrunk are schedules `logjam chaos -random` shrank, pasted as it prints
 // them (its "entry:" lines): the verdict each gave, kept as a regression.
 var shrunk = []TableEntry{
+	// Hand-made, not shrunk: T1's flush at its outermost exit holds the stdio lock, blocked on the stalled pipe, when
+	// the main thread's next call logs a Fatal line; the fatal path waits for the stdio lock, which the flush lets go
+	// before it takes the GIL back (docs/CONTRACT.md, "Fatal and abort with several threads"; the zoo's
+	// fatal-waits-on-a-flush-holding-stdio planted: HANG).
+	Entry("hand-made: logjam OK (a flush holds the stdio lock at a Fatal abort)", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stall_ms":200},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":0,"size":80,"level":"I","yield":true},{"backend":0,"lines":1,"size":80,"level":"I"}]},{"calls":[{"backend":1,"lines":40,"size":127,"level":"I"}]}],"abort":{"fatal":true,"after":0}}}`, "OK"),
+	// Hand-made: T1's line outside a call is kept process-wide while MainThread's flush holds the stdio lock on the
+	// stalled pipe; MainThread's next call logs a Fatal line, whose path writes it (the zoo's
+	// fatal-forgets-process-wide-lines planted: LOST).
+	Entry("hand-made: logjam OK (another thread's line kept process-wide at a Fatal abort)", `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stall_ms":200},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":40,"size":127,"level":"I"},{"backend":0,"lines":1,"size":80,"level":"I"}]},{"calls":null,"outside":1}],"abort":{"fatal":true,"after":0}}}`, "OK"),
 	Entry("seed 84: pystderr HANG (gil+backend-lock)", "{\"family\":\"sink\",\"policy\":\"pystderr\",\"platform\":\"linux\",\"python\":\"3.12\",\"sink\":{\"fd2\":{\"kind\":\"file\"},\"stderr\":{\"kind\":\"original\"},\"sigint_ignored\":true,\"threads\":[{\"calls\":[{\"backend\":1,\"lines\":66,\"size\":1023,\"level\":\"E\",\"yield\":true},{\"backend\":1,\"lines\":1,\"size\":127,\"level\":\"I\",\"cjk\":true,\"yield\":true}]},{\"calls\":[{\"backend\":1,\"lines\":1,\"size\":83,\"level\":\"E\",\"invalid\":1}]},{\"calls\":null}]}}", "HANG"),
 	Entry("seed 59: buffered LOST (stall+abort)", "{\"family\":\"sink\",\"policy\":\"buffered\",\"platform\":\"macos\",\"python\":\"3.14\",\"sink\":{\"fd2\":{\"kind\":\"pipe\",\"capacity\":4096,\"stall_ms\":200},\"stderr\":{\"kind\":\"original\"},\"threads\":[{\"calls\":[{\"backend\":0,\"lines\":1,\"size\":257,\"level\":\"E\",\"yield\":true},{\"backend\":1,\"lines\":0,\"size\":127,\"level\":\"I\",\"cjk\":true,\"yield\":true}]}],\"abort\":{\"after\":9}}}", "LOST"),
 	Entry("seed 24: adaptive DOUBLEINT", "{\"family\":\"sink\",\"policy\":\"adaptive\",\"platform\":\"linux\",\"python\":\"3.12\",\"sink\":{\"fd2\":{\"kind\":\"file\"},\"stderr\":{\"kind\":\"signalwait\"},\"threads\":[{\"calls\":[{\"backend\":1,\"lines\":150,\"size\":79,\"level\":\"E\",\"cjk\":true,\"wait_for\":2,\"yield\":true}]},{\"calls\":null},{\"calls\":null}]}}", "DOUBLEINT"),
