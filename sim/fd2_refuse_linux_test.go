@@ -7,25 +7,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"logjam/failpoints"
-	"logjam/pipes"
 )
 
 // drainedPipeOnFD2 points fd 2 at an empty 64 KiB pipe and returns what a
 // function then reads of it; fd 2 is put back after the test.
 func drainedPipeOnFD2(t *testing.T) func() []byte {
 	t.Helper()
-	p, err := pipes.New(65536)
-	if err != nil {
-		t.Skip("no pipes here:", err)
-	}
-	saved, err := unix.Dup(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Dup2(int(p.W.Fd()), 2); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved); p.Close() })
+	p := pipeOnFD2(t, 65536)
 	return func() []byte {
 		_ = unix.SetNonblock(int(p.R.Fd()), true)
 		var out []byte

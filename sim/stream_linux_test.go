@@ -24,11 +24,11 @@ func (nopPolicy) Emit(*Thread, Line)                            {}
 func (nopPolicy) Exit(*Thread) *PyErr                           { return nil }
 func (nopPolicy) ExceptionText([]byte, []byte) (string, *PyErr) { return "", nil }
 
-// fullPipeOnFD2 points this process's fd 2 at a one-page pipe nobody reads,
-// filled, and returns its read end; fd 2 is put back after the test.
-func fullPipeOnFD2(t *testing.T) *os.File {
+// pipeOnFD2 points this process's fd 2 at an empty pipe of capacity bytes
+// and returns it; fd 2 is put back (and the pipe closed) after the test.
+func pipeOnFD2(t *testing.T, capacity int) *pipes.Pipe {
 	t.Helper()
-	p, err := pipes.New(4096)
+	p, err := pipes.New(capacity)
 	if err != nil {
 		t.Skip("no pipes here:", err)
 	}
@@ -40,6 +40,14 @@ func fullPipeOnFD2(t *testing.T) *os.File {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved); p.Close() })
+	return p
+}
+
+// fullPipeOnFD2 points this process's fd 2 at a one-page pipe nobody reads,
+// filled, and returns its read end; fd 2 is put back after the test.
+func fullPipeOnFD2(t *testing.T) *os.File {
+	t.Helper()
+	p := pipeOnFD2(t, 4096)
 	if err := unix.SetNonblock(int(p.W.Fd()), true); err != nil {
 		t.Fatal(err)
 	}
