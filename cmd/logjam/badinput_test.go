@@ -294,14 +294,14 @@ func TestGoodInputStartsWhatBadInputMayNot(t *testing.T) {
 			t.Errorf("logjam %v: exit %d, stdout %q, stderr %q; want usage on stdout, exit 0", args, code, stdout, stderr)
 		}
 		// Every command and every flag, random search's included.
-		for _, want := range []string{"logjam replay", "logjam list", "logjam doctor", "logjam calibrate", "report merge", "-random", "-replay", "-shrink-runs", "-replays", "-run-id", "-focus"} {
+		for _, want := range []string{"logjam replay", "logjam list", "logjam doctor", "logjam calibrate", "logjam test", "logjam ginkgo", "logjam simrt", "report merge", "-random", "-replay", "-shrink-runs", "-replays", "-run-id", "-focus"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("logjam %v does not mention %s", args, want)
 			}
 		}
 	}
 	// Each subcommand's own -h: its usage on stdout, exit 0.
-	for _, args := range [][]string{{"replay", "-h"}, {"report", "-h"}, {"report", "merge", "-h"}, {"report", "diff", "-h"}, {"list", "-h"}, {"doctor", "-h"}} {
+	for _, args := range [][]string{{"replay", "-h"}, {"report", "-h"}, {"report", "merge", "-h"}, {"report", "diff", "-h"}, {"list", "-h"}, {"doctor", "-h"}, {"test", "-h"}} {
 		stdout, stderr, code, _ := badInput{prog: "logjam", args: args}.run(t)
 		if code != 0 || !strings.HasPrefix(stdout, "usage: logjam "+args[0]) || stderr != "" {
 			t.Errorf("logjam %v: exit %d, stdout %q, stderr %q; want its usage on stdout, exit 0", args, code, stdout, stderr)
