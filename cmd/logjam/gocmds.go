@@ -40,21 +40,21 @@ func goTest(args []string, out, errOut io.Writer) int {
 	if len(args) == 0 {
 		args = []string{"./..."}
 	}
-	return runSpeaking(append([]string{"test"}, args...), "go test "+strings.Join(args, " "),
+	return runSpeaking(childbin.GoCommand(context.Background(), append([]string{"test"}, args...)...), "go test "+strings.Join(args, " "),
 		"the go command compiles every package first and prints nothing meanwhile (under a minute in a fresh clone), then a line per package, in order", quietLimit, out, errOut)
 }
 
 func ginkgo(args []string, out, errOut io.Writer) int {
-	return runSpeaking(append([]string{"tool", "ginkgo"}, args...), "ginkgo "+strings.Join(args, " "),
+	return runSpeaking(childbin.GoCommand(context.Background(), append([]string{"tool", "ginkgo"}, args...)...), "ginkgo "+strings.Join(args, " "),
 		"it compiles the suites first and prints nothing meanwhile (a minute or more in a fresh clone)", quietLimit, out, errOut)
 }
 
-// simrt builds the child (`go tool -n simrt`: a tool in go.mod, so the go
-// command's cache; built as everywhere, childbin.BuildEnv) and then becomes it, so that its exit status (124 at
+// simrt builds the child (childbin.CachedCommand: the go command's cache,
+// built as everywhere) and then becomes it, so that its exit status (124 at
 // its deadline), its signals (Ctrl-\) and its terminal are its own.
 func simrt(args []string, out, errOut io.Writer) int {
 	var path strings.Builder
-	if rc := runSpeaking([]string{"tool", "-n", "simrt"}, "go build ./cmd/simrt", "the go command compiles the child first (half a minute in a fresh clone)", quietLimit, &path, errOut, childbin.BuildEnv()...); rc != 0 {
+	if rc := runSpeaking(childbin.CachedCommand(context.Background()), "go build ./cmd/simrt", "the go command compiles the child first (half a minute in a fresh clone)", quietLimit, &path, errOut); rc != 0 {
 		return rc
 	}
 	bin := strings.TrimSpace(path.String())
@@ -63,27 +63,23 @@ func simrt(args []string, out, errOut io.Writer) int {
 	return 2
 }
 
-// runSpeaking runs `go args...` (in env, if given; childbin.GoCommand: a process group of its
-// own that dies with logjam) with its output on out and errOut, saying on
+// runSpeaking runs cmd, a go command under childbin's group guard (a
+// process group of its own that dies with logjam), with its output on out and errOut, saying on
 // errOut what runs, and why it is silent, at once and again after every
 // quiet of silence. The exit status is the go command's. A Ctrl-C (SIGINT
 // or SIGTERM) kills the group at once (the guard starts the go command in
 // the background, where a shell ignores SIGINT, so it could not be passed
 // on) and the status is 130.
-func runSpeaking(args []string, what, silence string, quiet time.Duration, out, errOut io.Writer, env ...string) int {
+func runSpeaking(cmd *exec.Cmd, what, silence string, quiet time.Duration, out, errOut io.Writer) int {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	cmd := childbin.GoCommand(context.Background(), args...)
-	if env != nil {
-		cmd.Env = env
-	}
-	return speak(context.Background(), cmd, sig, what, silence, quiet, out, errOut)
+	return speak(cmd, sig, what, silence, quiet, out, errOut)
 }
 
 // speak runs cmd (a group leader) as runSpeaking says, with sig the
 // Ctrl-Cs.
-func speak(ctx context.Context, cmd *exec.Cmd, sig <-chan os.Signal, what, silence string, quiet time.Duration, out, errOut io.Writer) int {
+func speak(cmd *exec.Cmd, sig <-chan os.Signal, what, silence string, quiet time.Duration, out, errOut io.Writer) int {
 	var mu sync.Mutex // one writer at a time; last is when cmd last wrote
 	started := time.Now()
 	last := started

@@ -26,7 +26,7 @@ func TestTheGoCommandSpeaksAndKeepsTheStatus(t *testing.T) {
 		var out, errOut bytes.Buffer
 		cmd := childbin.GoCommand(context.Background(), "test", "-count=1", pkg)
 		cmd.Env = append(cmd.Environ(), env...)
-		rc := speak(t.Context(), cmd, sig, "go test "+pkg, "compiling", quiet, &out, &errOut)
+		rc := speak(cmd, sig, "go test "+pkg, "compiling", quiet, &out, &errOut)
 		return rc, out.String(), errOut.String()
 	}
 	t.Run("a failing package: 1, its output passed on", func(t *testing.T) {

@@ -2,7 +2,6 @@ package cell_test
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -23,8 +22,8 @@ func TestABlockedWriteIsOneEventPerWrite(t *testing.T) {
 		t.Skip("needs Linux: a capture pipe's capacity")
 	}
 	bin := filepath.Join(t.TempDir(), "simrt")
-	build := exec.Command("go", "build", "-o", bin, childbin.Package)
-	build.Env = childbin.BuildEnv()
+	build := childbin.BuildCommand(t.Context(), bin)
+	build.Dir = "../.."
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build simrt: %v\n%s", err, out)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -226,22 +227,19 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 	for _, f := range fams {
 		tests = append(tests, "./suites/"+f)
 	}
-	for _, args := range [][]string{tests, {"build", "-o", filepath.Join(tmp, "simrt"), "./cmd/simrt"}} {
-		// The go command, and the compile and link processes it starts,
-		// die with logjam however it dies (childbin.GoCommand); its own
-		// scratch (GOTMPDIR) is in ours: a killed run leaves one folder,
-		// swept next time.
-		cmd := childbin.GoCommand(ctx, args...)
+	// The go command, and the compile and link processes it starts, die
+	// with logjam however it dies (childbin.GoCommand); its own scratch
+	// (GOTMPDIR) is in ours: a killed run leaves one folder, swept next time.
+	suites := childbin.GoCommand(ctx, tests...)
+	suites.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
+	child := childbin.BuildCommand(ctx, filepath.Join(tmp, "simrt"), "GOTMPDIR="+gotmp)
+	for _, cmd := range []*exec.Cmd{suites, child} {
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
-		if args[0] == "build" {
-			cmd.Env = childbin.BuildEnv("GOTMPDIR=" + gotmp) // the child
-		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			if ctx.Err() != nil {
 				return errors.New("interrupted while building the suites")
 			}
-			return fmt.Errorf("go %s: %v\n%s", strings.Join(args[:2], " "), err, out)
+			return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args[4:7], " "), err, out)
 		}
 	}
 	var sums strings.Builder

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"syscall"
@@ -44,6 +45,24 @@ const Package = "logjam/cmd/simrt"
 // (docs/RANDOM.md, "Shrinking"); the run is the same Go code.
 func BuildEnv(extra ...string) []string {
 	return append(append(os.Environ(), "CGO_ENABLED=0"), extra...)
+}
+
+// BuildCommand is `go build -o out ./cmd/simrt`, with BuildEnv, under the
+// group guard (GoCommand); its Dir must be the module's root (the path is
+// relative, so a module of another name, a test's fixture, builds too).
+func BuildCommand(ctx context.Context, out string, extraEnv ...string) *exec.Cmd {
+	cmd := GoCommand(ctx, "build", "-o", out, "./cmd/simrt")
+	cmd.Env = BuildEnv(extraEnv...)
+	return cmd
+}
+
+// CachedCommand is `go tool -n simrt` (the child is a tool in go.mod) with
+// BuildEnv, under the group guard: it builds the child into the go
+// command's own cache, if it is not there, and prints its path.
+func CachedCommand(ctx context.Context, extraEnv ...string) *exec.Cmd {
+	cmd := GoCommand(ctx, "tool", "-n", "simrt")
+	cmd.Env = BuildEnv(extraEnv...)
+	return cmd
 }
 
 // MaxKept bounds the cache (each binary is a few MiB).
@@ -242,9 +261,8 @@ func Build(root string) (path, sum string, err error) {
 	}
 	defer tmp.Remove()
 	out := filepath.Join(tmp.Dir, "simrt")
-	cmd := GoCommand(context.Background(), "build", "-o", out, Package)
+	cmd := BuildCommand(context.Background(), out, "GOTMPDIR="+tmp.Dir)
 	cmd.Dir = root
-	cmd.Env = BuildEnv("GOTMPDIR=" + tmp.Dir)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("building %s in %s: %v\n%s", Package, root, err, b)
 	}

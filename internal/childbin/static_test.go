@@ -2,7 +2,6 @@ package childbin
 
 import (
 	"debug/elf"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -15,8 +14,8 @@ func TestTheChildIsBuiltStatic(t *testing.T) {
 		t.Skip("reads an ELF binary")
 	}
 	bin := filepath.Join(t.TempDir(), "simrt")
-	build := exec.Command("go", "build", "-o", bin, Package)
-	build.Env = BuildEnv()
+	build := BuildCommand(t.Context(), bin)
+	build.Dir = "../.."
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", Package, err, out)
 	}

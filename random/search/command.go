@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -165,9 +164,8 @@ func Command(args []string, w io.Writer) int {
 		return fail("%v", err)
 	}
 	defer scr.Remove()
-	build := exec.Command("go", "tool", "-n", "simrt")
+	build := childbin.CachedCommand(context.Background(), "GOTMPDIR="+scr.Dir)
 	build.Dir, build.Stderr = root, os.Stderr
-	build.Env = childbin.BuildEnv("GOTMPDIR=" + scr.Dir)
 	path, err := build.Output()
 	if err != nil {
 		return fail("building the child: %v", err)

@@ -149,7 +149,7 @@ func Run(ctx context.Context, root string, bugs []Bug, o Options, log io.Writer)
 	// The unplanted child: a failure counts as the bug's only when the
 	// same schedule passes without it.
 	base := filepath.Join(work, "simrt-unplanted")
-	if out, err := goOrGit(ctx, mod, "go", "build", "-o", base, "./cmd/simrt"); err != nil {
+	if out, err := buildChild(ctx, mod, base); err != nil {
 		return nil, fmt.Errorf("building the unplanted child: %v\n%s", err, out)
 	}
 	unplanted := search.Runner{Bin: base, Profile: prof}
@@ -183,7 +183,7 @@ func plantAndMeasure(ctx context.Context, mod, scratch string, b Bug, o Options,
 		}
 	}()
 	bin := filepath.Join(scratch, "simrt")
-	if out, err := goOrGit(ctx, mod, "go", "build", "-o", bin, "./cmd/simrt"); err != nil {
+	if out, err := buildChild(ctx, mod, bin); err != nil {
 		return fmt.Errorf("building the child: %v\n%s", err, out)
 	}
 	run := search.Runner{Bin: bin, Profile: prof}
@@ -307,12 +307,16 @@ func asExit(err error, target **exec.ExitError) bool {
 	return ok
 }
 
+// buildChild builds the child of the module at dir into bin, as everywhere.
+func buildChild(ctx context.Context, dir, bin string) ([]byte, error) {
+	cmd := childbin.BuildCommand(ctx, bin)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}
+
 func goOrGit(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	if name == "go" && args[0] == "build" {
-		cmd.Env = childbin.BuildEnv() // the child, built as everywhere
-	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
