@@ -145,9 +145,7 @@ func entries() []ginkgo.TableEntry {
 		}
 		if row.Variants == nil {
 			for _, p := range axes.Policies {
-				if row.Policies == nil || slices.Contains(row.Policies, p) {
-					cols = append(cols, column{policy: p})
-				}
+				cols = append(cols, column{policy: p})
 			}
 		}
 		profiles := []string{calibrate.Buffered, calibrate.Unbuffered}
@@ -159,6 +157,9 @@ func entries() []ginkgo.TableEntry {
 				continue
 			}
 			for _, col := range cols {
+				if !row.Plays(col.policy, prof) {
+					continue
+				}
 				for _, in := range interps {
 					es = append(es, ginkgo.Entry(name(row.ID, col, prof, in), in, row, col, prof, ginkgo.Label("py"+in.Short())))
 				}
@@ -366,8 +367,8 @@ var _ = ginkgo.ReportAfterSuite("calibration report", func(r types.Report) {
 		fmt.Fprintf(&b, "  %s: %s\n", n.Rows, n.Why)
 	}
 	for _, row := range calibrate.Rows {
-		if row.LeftOut != "" {
-			fmt.Fprintf(&b, "  %s under %s only: %s\n", row.ID, strings.Join(row.Policies, ", "), row.LeftOut)
+		for _, l := range row.LeftOut {
+			fmt.Fprintf(&b, "  %s under %s, %s: left out: %s\n", row.ID, l.Policy, calibrate.ProfileName(l.Profile), l.Why)
 		}
 	}
 	if len(repeats) > 0 {

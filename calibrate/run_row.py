@@ -179,9 +179,17 @@ def row_D2():
 class FD2Capture:
     """ipykernel / wurlitzer: fd 2 a new one-page pipe (dup2), the old fd 2
     kept, a daemon forwarder thread: os.read(pipe, chunk), then the text to
-    a Python stream (needs the GIL), then the bytes to the saved fd."""
+    a Python stream (needs the GIL), then the bytes to the saved fd.
 
-    def __init__(self, style, capacity=4096, chunk=None):
+    barrier: each read waits, as the model's forwarder, until every thread
+    that called ext.barrier_thread() waits for something only the process
+    can end, or the capture is closing (the schedule rows); without it the
+    forwarder reads whenever bytes arrive (the catalogued rows)."""
+
+    def __init__(self, style, capacity=4096, chunk=None, barrier=False):
+        self.barrier = barrier
+        if barrier:
+            ext.barrier_thread()
         self.chunk = chunk or (1000 if style == "ipykernel" else 1024)
         if style == "ipykernel":
             self.sink = Capture(name="OutStream")
@@ -200,7 +208,10 @@ class FD2Capture:
 
     def forward(self):
         while True:
-            b = os.read(self.r, self.chunk)
+            if self.barrier:
+                b = ext.read_on_barrier(self.r, self.chunk)
+            else:
+                b = os.read(self.r, self.chunk)
             if not b:
                 return
             self.sink.write(b.decode("utf-8", "backslashreplace"))
@@ -208,6 +219,8 @@ class FD2Capture:
                 b = b[os.write(self.saved, b):]
 
     def close(self):
+        if self.barrier:
+            ext.capture_closing()
         os.dup2(self.saved, 2)
         self.t.join()
         os.close(self.r)
@@ -451,7 +464,7 @@ def row_R():
     fd2 = k["fd2"]
     capture = None
     if fd2["kind"] in ("ipykernel", "wurlitzer"):
-        capture = FD2Capture(fd2["kind"], fd2.get("capacity", 4096), fd2.get("chunk"))
+        capture = FD2Capture(fd2["kind"], fd2.get("capacity", 4096), fd2.get("chunk"), barrier=True)
     elif fd2["kind"] != "file" or set(fd2) - {"kind"}:
         refuse("fd2 " + json.dumps(fd2))
     st = k["stderr"]
@@ -478,6 +491,8 @@ def row_R():
 
     def run(i):
         tids[i] = ext.tid()
+        if capture:
+            ext.barrier_thread()
         started[i].set()
         ext.run_calls(False, calls(i), [])
 

@@ -45,6 +45,7 @@
 #include <stdexcept>
 #include <streambuf>
 #include <string>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -1055,7 +1056,73 @@ std::string waits_for(long tid, std::string *sc_out) {
     for (auto &m : g_sched_backends)
       if (a1 == (unsigned long)(void *)&m) return "a backend's lock";
   if (nr == 1 && read_file(base + "wchan").find("pipe_write") != std::string::npos) return "room on a pipe (write(2))";
+  if (nr == 7 || nr == 271) {  // poll, ppoll: logjam's bounded wait for room on fd 2
+    struct pollfd q{};
+    struct iovec local = {&q, sizeof q}, remote = {(void *)a1, sizeof q};
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof q && q.fd == 2 && (q.events & POLLOUT))
+      return "room on fd 2 (poll)";
+  }
   return "";
+}
+
+// The forwarder's read barrier, as the model's (sim FD2Capture.awaitRead):
+// a capture's forwarder reads only when every schedule thread waits for
+// something only the process can end (waits_for) or has ended, and the
+// pipe holds bytes, or once the capture is closing. A real forwarder that
+// read whenever bytes arrived asked for the GIL as a third contender at a
+// moment the scheduler chose (RF3 unbuffered: OK or LOST, docs/FINDINGS.md).
+std::mutex g_barrier_mu;
+std::vector<long> g_barrier_tids;      // the schedule's threads
+std::atomic<bool> g_capture_closing{false};
+
+PyObject *m_barrier_thread(PyObject *, PyObject *) {
+  std::lock_guard<std::mutex> g(g_barrier_mu);
+  g_barrier_tids.push_back((long)syscall(SYS_gettid));
+  Py_RETURN_NONE;
+}
+
+PyObject *m_capture_closing(PyObject *, PyObject *) {
+  g_capture_closing = true;
+  Py_RETURN_NONE;
+}
+
+// blocked: thread tid waits (waits_for) or sleeps on any lock without a
+// timeout (a plain FUTEX_WAIT: stdio's lock on stderr, a lock of the
+// header's). The GIL's own mutex is such a lock too, but its holder runs,
+// so a barrier over every schedule thread never holds on it alone.
+bool blocked(long tid) {
+  std::string sc;
+  if (!waits_for(tid, &sc).empty()) return true;
+  unsigned long nr = ~0UL, a1 = 0, op = 0;
+  return asleep(tid) && sscanf(sc.c_str(), "%lu %lx %lx", &nr, &a1, &op) == 3 && nr == 202 && (op & 0x7f) == 0;
+}
+
+// read_on_barrier(fd, chunk): os.read(fd, chunk) once the barrier holds.
+PyObject *m_read_on_barrier(PyObject *, PyObject *args) {
+  int fd, chunk;
+  if (!PyArg_ParseTuple(args, "ii", &fd, &chunk)) return NULL;
+  std::string buf((size_t)chunk, '\0');
+  ssize_t n;
+  PyThreadState *st = PyEval_SaveThread();
+  for (;;) {
+    if (g_capture_closing.load()) break;
+    std::vector<long> tids;
+    {
+      std::lock_guard<std::mutex> g(g_barrier_mu);
+      tids = g_barrier_tids;
+    }
+    bool all = true;
+    for (long tid : tids)
+      if (!blocked(tid)) { all = false; break; }
+    int queued = 0;
+    if (all && ioctl(fd, FIONREAD, &queued) == 0 && queued > 0) break;
+    nap();
+  }
+  do n = read(fd, &buf[0], (size_t)chunk);
+  while (n < 0 && errno == EINTR);
+  PyEval_RestoreThread(st);
+  if (n < 0) return PyErr_SetFromErrno(PyExc_OSError);
+  return PyBytes_FromStringAndSize(buf.data(), n);
 }
 
 // wait_waits: the model's seeded switch point (WaitUntilIdle): until thread
@@ -1086,6 +1153,22 @@ void wait_waits(long tid) {
   }
   emit("observed", "\"thread\":" + jstr(ts.name) + ",\"waits\":" + jstr("until thread " + std::to_string(tid) + " waits: it waits for " + what +
        (what == "the GIL" ? " (a forced switch asked)" : "") + "; syscall " + sc) + ",\"then\":\"logs\"");
+}
+
+// settle_others: the model's GIL release barrier (sim Thread.ReleaseGIL)
+// before a call's leave, where its sink may let the GIL go to write: every
+// other schedule thread waits (blocked) or has ended, so a write(2) another
+// thread began without the GIL is over before this one's begins (RF3
+// buffered, python -u: T2's line landed inside MainThread's 15 KB write).
+void settle_others() {
+  std::vector<long> tids;
+  {
+    std::lock_guard<std::mutex> g(g_barrier_mu);
+    tids = g_barrier_tids;
+  }
+  long self = (long)syscall(SYS_gettid);
+  for (long tid : tids)
+    while (tid != self && !blocked(tid)) nap();
 }
 
 // message: line n of a call, as sim/programs' message(): ASCII filler
@@ -1198,6 +1281,7 @@ PyObject *m_run_calls(PyObject *, PyObject *args) {
       for (int n = 0; n < k.lines; n++)
         et_log(k.level, std::string(g_sched_backend_names[k.backend]) + "_backend.cpp", 211, sched_message(n, k.size, k.cjk));
     }
+    settle_others();
     if (!logjam::leave()) report_exception("execute");
   }
   Py_RETURN_NONE;
@@ -1239,6 +1323,9 @@ PyMethodDef methods[] = {
     {"watch_i7", m_watch_i7, METH_VARARGS, ""},
     {"call_over", m_call_over, METH_NOARGS, ""},
     {"run_calls", m_run_calls, METH_VARARGS, "run_calls(is_main, calls, askers)"},
+    {"barrier_thread", m_barrier_thread, METH_NOARGS, "the calling thread is one the forwarder's read barrier waits for"},
+    {"capture_closing", m_capture_closing, METH_NOARGS, "the forwarder reads freely from now on"},
+    {"read_on_barrier", m_read_on_barrier, METH_VARARGS, "read_on_barrier(fd, chunk): os.read once every barrier thread waits"},
     {"log_outside", m_log_outside, METH_VARARGS, "log_outside(n, size)"},
     {nullptr, nullptr, 0, nullptr}};
 
