@@ -49,6 +49,34 @@ func plantedReport(t *testing.T) string {
 	return path
 }
 
+// A Ctrl-C that lands in a report node of a spec without cells (Ginkgo
+// runs ReportAfterEach for the specs the focus skipped too) leaves no row;
+// one that lands in the spec's body leaves an interrupted row.
+func TestAnInterruptInAReportNodeLeavesNoRow(t *testing.T) {
+	interrupted := func(text string, node types.NodeType) types.SpecReport {
+		return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, State: types.SpecStateInterrupted,
+			Failure: types.Failure{Message: "Interrupted by User", FailureNodeType: node}}
+	}
+	raw, err := json.Marshal([]types.Report{{SpecReports: types.SpecReports{
+		interrupted("R seed=1 [sink policy=pystderr]", types.NodeTypeReportAfterEach),
+		interrupted("R seed=2 [sink policy=pystderr]", types.NodeTypeIt),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "random.r1.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := FromGinkgo(path, "random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != 1 || m[0].ID != "R seed=2" || m[0].AsExpected() {
+		t.Fatalf("rows %+v; want only R seed=2, not as expected", m)
+	}
+}
+
 // Every report says a spec's failed assertion failed: the cell whose
 // verdict matched but whose order check did not, and each spec that
 // failed outside any cell, are failing rows with their messages in

@@ -58,6 +58,12 @@ func FromGinkgo(path, family string) (Matrix, error) {
 				m = append(m, cells...)
 				continue
 			}
+			if len(cells) == 0 && sr.State == types.SpecStateInterrupted &&
+				sr.Failure.FailureNodeType.Is(types.NodeTypeReportBeforeEach|types.NodeTypeReportAfterEach) {
+				// A Ctrl-C caught only a report node (Ginkgo runs them for the
+				// specs the focus skipped too): the spec left nothing to show.
+				continue
+			}
 			msg := specFailure(sr)
 			if len(cells) == 0 {
 				m = append(m, SpecRow(family, specID(sr), specName(sr), msg))
