@@ -98,7 +98,7 @@ func (in *Interp) finalize(main *Thread) error {
 	for _, p := range promises {
 		settles = append(settles, p.settles...)
 	}
-	in.G.WaitUntil(func() bool {
+	in.G.ParkUntil(main, func() bool {
 		for _, t := range settles {
 			if !t.SettledLocked() {
 				return false

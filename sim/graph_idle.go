@@ -75,6 +75,64 @@ func (g *Graph) WaitUntilOnlyASignalMoves() *Thread {
 	return found
 }
 
+// parkLocked blocks t (graph mutex held) until cond holds: a wait the
+// wait-for graph does not show (the barriers that take a shown wait for
+// settled must not), such as the GIL's release barrier for a thread in
+// flight. WaitUntilOnlyTheParentMoves counts t as unable to move while
+// cond does not hold, so a stall it ends is not waited on forever by a
+// thread that waits for another's write to the stalled reader.
+func (g *Graph) parkLocked(t *Thread, cond func() bool) {
+	if cond() {
+		return
+	}
+	t.parked = cond
+	g.changedLocked()
+	for !cond() {
+		g.cond.Wait()
+	}
+	t.parked = nil
+}
+
+// ParkUntil is parkLocked for a thread of a program: t waits, not shown in
+// the wait-for graph, until cond (called with the graph mutex held) holds.
+func (g *Graph) ParkUntil(t *Thread, cond func() bool) {
+	g.mu.Lock()
+	g.parkLocked(t, cond)
+	g.mu.Unlock()
+}
+
+// WaitUntilOnlyTheParentMoves blocks until nothing in the model moves
+// before the parent's reader of fd 2 reads again: every thread that has
+// not ended waits for room on fd 2 the parent drains, or is blocked
+// (blockedLocked: for something only the process can end; a native thread
+// counts only on its way to the GIL), or is parked (parkLocked) on a
+// condition that does not hold. A timed stall ends here once its
+// time has passed, so what the other threads did meanwhile is the model's
+// state, not the machine's pace (docs/TRUST.md, "Random schedules: a seed
+// decides the run"). With signalWaits (the SIGINT that ends a wait for
+// one is asked only once nothing else moves, WaitUntilOnlyASignalMoves) a
+// wait for a SIGINT counts as blocked too, but some thread must then wait
+// for the parent's room: the state where none does is that barrier's, so
+// the two never hold at once and never race.
+func (g *Graph) WaitUntilOnlyTheParentMoves(signalWaits bool) {
+	g.WaitUntil(func() bool {
+		room := false
+		for _, t := range g.threads {
+			r, isRoom := t.waiting.(*PipeRoom)
+			switch {
+			case t.ended || t.native && !t.queuing:
+			case isRoom && r.drainer == nil:
+				room = true
+			case signalWaits && t.waiting == Resource(SignalArrival{}):
+			case t.waiting == nil && t.parked != nil && !t.parked():
+			case !t.blockedLocked():
+				return false
+			}
+		}
+		return room || !signalWaits
+	})
+}
+
 // WaitDrained is native work that goes on until fd 2 has been drained: a
 // pipe until everything written to it was read (FIONREAD at 0), a terminal
 // until it takes output again (POLLOUT: its slave's TIOCOUTQ says nothing
@@ -95,6 +153,14 @@ func (rt *Runtime) WaitDrained(t *Thread) {
 			return 1, nil
 		}
 	default:
+		return
+	}
+	if n, err := queued(); err != nil || n == 0 {
+		// Drained already: no wait is shown, not even for an instant (an
+		// observer that acts when a thread waits for room on fd 2 caught
+		// it or not as the scheduler ran it: random search, seed 41205,
+		// the stall felt by a check of an empty pipe, no SIGINT, MISROUTED
+		// instead of LOST).
 		return
 	}
 	rt.G.waitOn(t, rt.FD2.Room(), func() {

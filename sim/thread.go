@@ -32,6 +32,11 @@ type Thread struct {
 	// model decided (a forwarder's read, FD2.Drained); until it is queued,
 	// another thread's ReleaseGIL waits for it, as for one in flight.
 	queuing bool
+	// parked: the condition the thread waits for in a wait the wait-for
+	// graph does not show (Graph.parkLocked), nil when it waits for none;
+	// WaitUntilOnlyTheParentMoves takes it for a thread that cannot move
+	// while the condition does not hold.
+	parked func() bool
 	// roomSince: the drainer's read count when the current wait for room
 	// on an in-process-drained pipe began (FD2.Drained).
 	roomSince int
@@ -109,9 +114,7 @@ func (t *Thread) ReleaseGILNative() { t.releaseGIL(true) }
 func (t *Thread) releaseGIL(native bool) {
 	g := t.in.G
 	g.mu.Lock()
-	for g.inFlightLocked(t) {
-		g.cond.Wait()
-	}
+	g.parkLocked(t, func() bool { return !g.inFlightLocked(t) })
 	t.released = native
 	g.mu.Unlock()
 	t.in.GIL.Release(t)

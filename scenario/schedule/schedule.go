@@ -91,9 +91,10 @@ type FD2 struct {
 	// Chunk is the forwarder's read size (ipykernel, wurlitzer).
 	Chunk int `json:"chunk,omitempty"`
 	// StallMs (pipe, pty): the parent's reader starts stalled; it reads
-	// again StallMs after a thread first blocks on fd 2, or at once when
-	// the schedule's abort comes first (0: no stall). The stall's end is
-	// an event of the run, never a time since the start.
+	// again once StallMs have passed since a thread first blocked on fd 2
+	// and only the reader can move (every other thread waits), or at once
+	// when the schedule's abort comes first (0: no stall). The stall's end
+	// is a state of the run, never a time alone.
 	StallMs int `json:"stall_ms,omitempty"`
 	// Stalls (pipe): stalls of the parent's reader that start at marks of
 	// the run, reached in their order; several are a stall that repeats.
@@ -168,8 +169,9 @@ const (
 // Stall is a stall of the parent's reader of fd 2 that starts at a mark:
 // the thread at the mark waits until fd 2 is drained, the reader stops
 // (acknowledged before the thread writes on), and it stays stopped until
-// a writer waits for room on fd 2; it reads again Ms later (or at once
-// when the schedule's abort comes first). So a stall starts at an exact
+// a writer waits for room on fd 2; it reads again once Ms have passed and
+// only the reader can move (or at once when the schedule's abort comes
+// first; a stall with a SIGINT reads again as I2 does). So a stall starts at an exact
 // byte and ends only once it was felt, whatever the machine's load.
 type Stall struct {
 	At     string `json:"at"`

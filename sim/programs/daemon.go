@@ -98,7 +98,7 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 	}
 	// Every daemon has started and waits for the GIL (in whatever order they
 	// queued: each ends up at its own first release point all the same).
-	in.G.WaitUntil(allQueued)
+	in.G.ParkUntil(main, allQueued)
 	// Hand the GIL to the first daemon and queue behind the others: main
 	// gets it back when the last daemon first releases it. That daemon may
 	// not have run its write(2) yet (sys.stderr.write drops the GIL before
@@ -106,7 +106,7 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 	// does only after its write.
 	main.ReleaseGIL()
 	main.AcquireGIL()
-	in.G.WaitUntil(settled)
+	in.G.ParkUntil(main, settled)
 	in.PromiseAtFinalization("that every daemon thread is queued for the GIL (or for sys.stderr's BufferedWriter lock)", allQueued, daemons...)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,6 +53,47 @@ type sinkPlayer struct {
 	// stalls: the stalls that start at marks (schedule.Stall); live[i]
 	// while stall i is on and not yet felt.
 	live []atomic.Bool
+	// sigints: observers that may send a SIGINT on a blocked write and have
+	// not yet decided (or whose SIGINT has not yet reached the model); a
+	// timed stall's resume waits for them (resumeOnceSettled).
+	sigints pendingSIGINTs
+}
+
+// pendingSIGINTs counts the observers that may still send a SIGINT on a
+// blocked write: armed when the observer is made, done once it decided
+// not to or its SIGINT reached the model. A stall that ends while one is
+// in flight races it (random search: merged, seed 41205, the reader read
+// again while the blocked-write SIGINT was on its way: LOST or MISROUTED
+// as the write was interrupted or not).
+type pendingSIGINTs struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    int
+}
+
+func (q *pendingSIGINTs) arm() {
+	q.mu.Lock()
+	if q.cond == nil {
+		q.cond = sync.NewCond(&q.mu)
+	}
+	q.n++
+	q.mu.Unlock()
+}
+
+func (q *pendingSIGINTs) done() {
+	q.mu.Lock()
+	q.n--
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// wait returns once no armed observer is undecided.
+func (q *pendingSIGINTs) wait() {
+	q.mu.Lock()
+	for q.n > 0 {
+		q.cond.Wait()
+	}
+	q.mu.Unlock()
 }
 
 func (p *sinkPlayer) play() *sim.PyErr {
@@ -84,19 +126,42 @@ func (p *sinkPlayer) play() *sim.PyErr {
 	}
 	if k.FD2.StallMs > 0 {
 		// The reader started stalled; the first thread that blocks on fd 2
-		// ends the stall StallMs later (the first pause mark only
-		// schedules the resume), unless the abort ended it first.
+		// felt the stall, which ends StallMs later once nothing but the
+		// reader can move (resumeOnceSettled), unless the abort ended it
+		// first.
+		mayInterrupt := k.Sigint == schedule.SigintBlocked
+		if mayInterrupt {
+			p.sigints.arm()
+		}
 		go func() {
 			t := rt.G.WaitUntilAnyWaits(rt.FD2.Room())
 			if !p.stallEnded.CompareAndSwap(false, true) {
+				if mayInterrupt {
+					p.sigints.done()
+				}
 				return
 			}
 			sigint := k.Sigint == schedule.SigintBlocked && t == main && !p.exiting.Load()
-			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT: %v; read again %d ms later", sigint, k.FD2.StallMs)})
+			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT: %v; read again once %d ms have passed and only the reader can move", sigint, k.FD2.StallMs)})
 			if sigint {
+				var at sim.WaitState
+				rt.G.WaitUntil(func() bool { at = t.WaitStateLocked(); return true })
+				sig := rt.In.Signals
+				seen := sig.Trips()
 				askSIGINT(e)
+				if sig.Kind() != sim.HandlerNone {
+					// The SIGINT reached the model and, when it can, ended
+					// the blocked write (EINTR), before any stall may end.
+					sig.AwaitTrips(seen + 1)
+					if at.Interruptible {
+						rt.G.WaitUntil(func() bool { now := t.WaitStateLocked(); return now.For != at.For || now.Seq != at.Seq })
+					}
+				}
 			}
-			pauseFD2(e, time.Duration(k.FD2.StallMs)*time.Millisecond)
+			if mayInterrupt {
+				p.sigints.done()
+			}
+			p.resumeOnceSettled(t, "the stall", k.FD2.StallMs)
 		}()
 	}
 
@@ -292,29 +357,56 @@ func (p *sinkPlayer) othersSettled(t *sim.Thread) {
 // startStall starts stall s of the schedule at its mark: t waits until the
 // parent has read everything written to fd 2, asks for the stall and writes
 // on only once the parent acknowledged it, so the stall starts at this byte
-// whatever the load. An observer ends it (MarkFD2Pause: read again Ms
-// later) once a writer waits for room on fd 2, sending the stall's SIGINT
-// if the main thread is that writer.
+// whatever the load. An observer ends it once a writer waits for room on
+// fd 2 (resumeOnceSettled), sending the stall's SIGINT if the main thread
+// is that writer.
 func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
-	e, rt, st := p.e, p.e.RT, p.s.FD2.Stalls[s]
+	rt, st := p.e.RT, p.s.FD2.Stalls[s]
 	rt.WaitDrained(t)
 	rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "fd 2 drained", Then: fmt.Sprintf("stall %d (at %s): the reader stops", s, st.At)})
 	rt.FD2.AskStall()
 	p.live[s].Store(true)
+	if st.Sigint {
+		p.sigints.arm()
+	}
 	go func() {
 		w := rt.G.WaitUntilAnyWaits(rt.FD2.Room())
 		if !p.live[s].CompareAndSwap(true, false) {
+			if st.Sigint {
+				p.sigints.done()
+			}
 			return // the abort ended it
 		}
 		target := p.threads[st.SigintThread]
 		sigint := st.Sigint && w == target && (st.At != schedule.StallAtLine || !p.scriptDone.Load())
-		rt.Tel.Emit(telemetry.Observed{Thread: w.Name, Waits: "room on fd 2", Then: fmt.Sprintf("stall %d: SIGINT: %v; read again %d ms later", s, sigint, st.Ms)})
+		rt.Tel.Emit(telemetry.Observed{Thread: w.Name, Waits: "room on fd 2", Then: fmt.Sprintf("stall %d: SIGINT: %v; read again once %d ms have passed and only the reader can move", s, sigint, st.Ms)})
 		if !sigint {
-			pauseFD2(e, time.Duration(st.Ms)*time.Millisecond)
+			if st.Sigint {
+				p.sigints.done()
+			}
+			p.resumeOnceSettled(w, fmt.Sprintf("stall %d", s), st.Ms)
 			return
 		}
 		p.sigintThenResume(target, st.Ms, st.Twice)
+		p.sigints.done()
 	}()
+}
+
+// resumeOnceSettled ends a timed stall of fd 2 that t felt: the parent's
+// reader reads again (MarkFD2Resume) once ms have passed and nothing in
+// the model moves before it reads (WaitUntilOnlyTheParentMoves) and no
+// SIGINT on a blocked write is undecided or on its way (pendingSIGINTs).
+// After the time alone, how far the other threads had got was the
+// machine's load (random search: merged, seeds 41205 and 41471 beside two
+// busy loops, docs/TRUST.md); the time is a lower bound that decides
+// nothing.
+func (p *sinkPlayer) resumeOnceSettled(t *sim.Thread, what string, ms int) {
+	rt := p.e.RT
+	time.Sleep(time.Duration(ms) * time.Millisecond)
+	p.sigints.wait()
+	rt.G.WaitUntilOnlyTheParentMoves(p.s.Stderr.Kind == schedule.StderrSignalWait)
+	rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: fmt.Sprintf("%s: %d ms passed and only the reader can move", what, ms), Then: "resume fd 2"})
+	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
 }
 
 // sigintThenResume sends the stall's SIGINT on target's blocked

@@ -96,8 +96,9 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	case FD2IPyKernel, FD2Wurlitzer:
 		k.FD2.Chunk = rapid.SampledFrom([]int{1000, 1024, 1, 512, 4096, 65536}).Draw(t, "chunk")
 	case FD2Pipe, FD2PTY:
-		// Every stall ends (StallMs after the first blocked write) and
-		// lasts well past the 100 ms room wait.
+		// Every stall ends (StallMs after the first blocked write, once
+		// only the reader can move) and lasts well past the 100 ms room
+		// wait.
 		if !abortStall {
 			k.FD2.StallMs = rapid.SampledFrom([]int{0, 200, 400}).Draw(t, "stall_ms")
 		}
