@@ -3,14 +3,10 @@ package search
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
 
-	"logjam/internal/childbin"
-	"logjam/internal/config"
 	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
@@ -34,23 +30,7 @@ func TestEveryRunReplaysAlike(t *testing.T) {
 	if profile == "" {
 		profile = "local"
 	}
-	wd, _ := os.Getwd()
-	cfg, err := config.Find(wd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, err := config.Load(cfg, profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "simrt")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/simrt")
-	build.Dir = filepath.Dir(cfg)
-	build.Env = childbin.BuildEnv()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building simrt: %v\n%s", err, out)
-	}
-	r := Runner{Bin: bin, Profile: prof}
+	r := testRunner(t, profile)
 	ctx := context.Background()
 	seeds := make(chan uint64)
 	var mu sync.Mutex

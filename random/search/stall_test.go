@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -30,22 +29,6 @@ func TestATimedStallEndsOnceOnlyTheReaderCanMove(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux: a pipe of one page")
 	}
-	wd, _ := os.Getwd()
-	cfg, err := config.Find(wd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, err := config.Load(cfg, "local")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "simrt")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/simrt")
-	build.Dir = filepath.Dir(cfg)
-	build.Env = childbin.BuildEnv()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building simrt: %v\n%s", err, out)
-	}
 	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "merged", Platform: "linux", Python: "3.12",
 		Sink: &schedule.Sink{
 			FD2:          schedule.FD2{Kind: schedule.FD2Pipe, Capacity: 4096, StallMs: 1},
@@ -55,7 +38,7 @@ func TestATimedStallEndsOnceOnlyTheReaderCanMove(t *testing.T) {
 				{Calls: []schedule.Call{{Lines: 40, Size: 200, Level: "I"}}},
 				{Calls: []schedule.Call{{Lines: 4, Size: 200, Level: "I"}}},
 			}}}
-	out, err := Runner{Bin: bin, Profile: prof}.Run(context.Background(), s)
+	out, err := testRunner(t, "local").Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,4 +59,27 @@ func TestATimedStallEndsOnceOnlyTheReaderCanMove(t *testing.T) {
 	if routes == 0 {
 		t.Errorf("T1 logged no line")
 	}
+}
+
+// testRunner builds the child once into a temporary folder, as every
+// caller builds it (childbin.BuildCommand), and returns a Runner of it
+// under the named profile of ginkgo.yml.
+func testRunner(t *testing.T, profile string) Runner {
+	t.Helper()
+	wd, _ := os.Getwd()
+	cfg, err := config.Find(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof, err := config.Load(cfg, profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "simrt")
+	build := childbin.BuildCommand(t.Context(), bin)
+	build.Dir = filepath.Dir(cfg)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building simrt: %v\n%s", err, out)
+	}
+	return Runner{Bin: bin, Profile: prof}
 }
