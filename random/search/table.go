@@ -116,13 +116,13 @@ func policyRank(s string) int {
 
 // ReplayCommand reruns exactly one schedule with its parent.
 func ReplayCommand(s schedule.Schedule) string {
-	return "go run ./cmd/logjam chaos -replay " + s.Encode()
+	return "./logjam chaos -replay " + s.Encode()
 }
 
 // SeedCommand reruns run seed alone (the same schedule while the generator
 // is unchanged).
 func SeedCommand(seed uint64, f schedule.Filter) string {
-	c := fmt.Sprintf("go run ./cmd/logjam chaos -random 1 -seed %d", seed)
+	c := fmt.Sprintf("./logjam chaos -random 1 -seed %d", seed)
 	if f.Family != "" {
 		c += " -family " + f.Family
 	}

@@ -230,7 +230,7 @@ func failure(c report.Cell, out *cell.Outcome) string {
 		fmt.Fprintf(&b, "watchdog: %s\n", strings.ReplaceAll(out.Result.Summary(), out.Command, c.Evidence.Command))
 	}
 	fmt.Fprintf(&b, "evidence bundle: %s\n", c.Bundle)
-	fmt.Fprintf(&b, "replay it: cd %s && go run ./cmd/logjam replay '%s'\n", Root, c.Bundle)
+	fmt.Fprintf(&b, "replay it: cd %s && ./logjam replay '%s'\n", Root, c.Bundle)
 	fmt.Fprintf(&b, "rerun this cell: %s\n", c.Rerun)
 	return b.String()
 }
