@@ -1094,7 +1094,14 @@ bool blocked(long tid) {
   std::string sc;
   if (!waits_for(tid, &sc).empty()) return true;
   unsigned long nr = ~0UL, a1 = 0, op = 0;
-  return asleep(tid) && sscanf(sc.c_str(), "%lu %lx %lx", &nr, &a1, &op) == 3 && nr == 202 && (op & 0x7f) == 0;
+  // sc is read only while tid sleeps (waits_for): empty otherwise.
+  return sscanf(sc.c_str(), "%lu %lx %lx", &nr, &a1, &op) == 3 && nr == 202 && (op & 0x7f) == 0;
+}
+
+// barrier_threads: the schedule's threads registered so far.
+std::vector<long> barrier_threads() {
+  std::lock_guard<std::mutex> g(g_barrier_mu);
+  return g_barrier_tids;
 }
 
 // read_on_barrier(fd, chunk): os.read(fd, chunk) once the barrier holds.
@@ -1106,13 +1113,8 @@ PyObject *m_read_on_barrier(PyObject *, PyObject *args) {
   PyThreadState *st = PyEval_SaveThread();
   for (;;) {
     if (g_capture_closing.load()) break;
-    std::vector<long> tids;
-    {
-      std::lock_guard<std::mutex> g(g_barrier_mu);
-      tids = g_barrier_tids;
-    }
     bool all = true;
-    for (long tid : tids)
+    for (long tid : barrier_threads())
       if (!blocked(tid)) { all = false; break; }
     int queued = 0;
     if (all && ioctl(fd, FIONREAD, &queued) == 0 && queued > 0) break;
@@ -1161,13 +1163,8 @@ void wait_waits(long tid) {
 // thread began without the GIL is over before this one's begins (RF3
 // buffered, python -u: T2's line landed inside MainThread's 15 KB write).
 void settle_others() {
-  std::vector<long> tids;
-  {
-    std::lock_guard<std::mutex> g(g_barrier_mu);
-    tids = g_barrier_tids;
-  }
   long self = (long)syscall(SYS_gettid);
-  for (long tid : tids)
+  for (long tid : barrier_threads())
     while (tid != self && !blocked(tid)) nap();
 }
 

@@ -141,7 +141,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 				}
 				return
 			}
-			sigint := k.Sigint == schedule.SigintBlocked && t == main && !p.exiting.Load()
+			sigint := mayInterrupt && t == main && !p.exiting.Load()
 			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT: %v; read again once %d ms have passed and only the reader can move", sigint, k.FD2.StallMs)})
 			if sigint {
 				var at sim.WaitState
