@@ -58,6 +58,37 @@ func drawLazy(t *rapid.T, variants []string) Schedule {
 	return Schedule{Family: FamilyLazyInit, Policy: variant, Platform: scenario.DefaultPlatform, Python: scenario.DefaultPython, Lazy: l}
 }
 
+// swarm is the run's subset of the fault axes (swarm testing, Groce et
+// al., ISSTA 2012): each is on or off for the whole run, half the time,
+// and an off axis is drawn nowhere; an on one is drawn as before. With
+// every axis drawn independently, a run had most of them, and a failure
+// that needs a few faults together with the others absent (a stall with
+// sys.stderr the original and no Ctrl-C, no fd-2 refusal, no switch point
+// in any call) was rare: each absence cost its own factor, call by call
+// for the per-call ones. The axes every stall, abort and thread shape
+// rests on (fd 2's kind, the stalls, threads, lines outside a call,
+// daemons) stay always on. rapid shrinks a flag toward off (false).
+type swarm struct {
+	stderr, sigint, fd2Errors                         bool // run-wide faults
+	othersCall                                        bool // threads beside the main one make calls (else only lines outside one)
+	switchPoints, yields, nested, fails, cjk, invalid bool // per call (and per line outside one)
+}
+
+func drawSwarm(t *rapid.T) swarm {
+	return swarm{
+		stderr:       rapid.Bool().Draw(t, "swarm: sys.stderr replaced"),
+		sigint:       rapid.Bool().Draw(t, "swarm: Ctrl-C"),
+		fd2Errors:    rapid.Bool().Draw(t, "swarm: fd-2 refusals"),
+		othersCall:   rapid.Bool().Draw(t, "swarm: other threads' calls"),
+		switchPoints: rapid.Bool().Draw(t, "swarm: switch points"),
+		yields:       rapid.Bool().Draw(t, "swarm: yields"),
+		nested:       rapid.Bool().Draw(t, "swarm: nested calls"),
+		fails:        rapid.Bool().Draw(t, "swarm: calls that raise"),
+		cjk:          rapid.Bool().Draw(t, "swarm: three-byte characters"),
+		invalid:      rapid.Bool().Draw(t, "swarm: invalid bytes"),
+	}
+}
+
 // Message sizes around the cuts: the exception's 127 bytes, the logger's
 // 255, the appended errors' 1024.
 var sizeBases = []int{80, 127, 255, 1024}
@@ -70,6 +101,7 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	s.Buffering = rapid.SampledFrom(Bufferings).Draw(t, "buffering")
 	k := &Sink{}
 	s.Sink = k
+	sw := drawSwarm(t)
 
 	// How the run ends comes first, so that the axes an abort constrains
 	// are drawn to fit it (an abort is as frequent as any other fault):
@@ -86,27 +118,33 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	// the abort fill the stalled pipe (as many as it takes whole), so the
 	// Fatal line's write blocks, maybe under a SIGINT.
 	abortStall := ending == "fatal" && k.FD2.Kind == FD2Pipe && rapid.IntRange(0, 2).Draw(t, "stall at the abort?") == 0
+	// Every stall ends (StallMs after the first blocked write, once only
+	// the reader can move) and lasts well past the 100 ms room wait.
+	if (k.FD2.Kind == FD2Pipe || k.FD2.Kind == FD2PTY) && !abortStall {
+		k.FD2.StallMs = rapid.SampledFrom([]int{0, 200, 400}).Draw(t, "stall_ms")
+	}
+	// Stalls of a pipe's reader at marks (drawn below, once the calls
+	// are). A stall is felt only once the lines after it fill the pipe,
+	// which a call of at most 160 lines of a few hundred bytes never does
+	// on 64 KiB: a pipe whose reader stalls is mostly one page, so that
+	// the stall, a stall that repeats, and the lines kept behind it are
+	// felt.
+	marks := k.FD2.Kind == FD2Pipe && !abortStall && rapid.Bool().Draw(t, "stalls at marks?")
 	switch {
 	case abortStall:
 		k.FD2.Capacity = 4096
+	case k.FD2.Kind == FD2Pipe && (marks || k.FD2.StallMs > 0):
+		k.FD2.Capacity = rapid.SampledFrom([]int{4096, 4096, 4096, 8192, 65536}).Draw(t, "capacity")
 	case k.FD2.Kind == FD2Pipe || k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer:
 		k.FD2.Capacity = rapid.SampledFrom([]int{4096, 8192, 16384, 65536}).Draw(t, "capacity")
 	}
-	switch k.FD2.Kind {
-	case FD2IPyKernel, FD2Wurlitzer:
+	if k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer {
 		k.FD2.Chunk = rapid.SampledFrom([]int{1000, 1024, 1, 512, 4096, 65536}).Draw(t, "chunk")
-	case FD2Pipe, FD2PTY:
-		// Every stall ends (StallMs after the first blocked write, once
-		// only the reader can move) and lasts well past the 100 ms room
-		// wait.
-		if !abortStall {
-			k.FD2.StallMs = rapid.SampledFrom([]int{0, 200, 400}).Draw(t, "stall_ms")
-		}
 	}
 
 	// (A stall at the abort needs sys.stderr the original: lines kept
 	// for a replaced one meet the stalled pipe in the fatal path.)
-	if k.FD2.Kind != FD2IPyKernel && ending != "abort" && !abortStall {
+	if sw.stderr && k.FD2.Kind != FD2IPyKernel && ending != "abort" && !abortStall {
 		k.Stderr.Kind = rapid.SampledFrom([]string{StderrOriginal, StderrCaptured, StderrSlow, StderrOSError, StderrInterrupt, StderrSignalWait}).Draw(t, "stderr")
 	} else {
 		k.Stderr.Kind = StderrOriginal
@@ -120,7 +158,7 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 			k.Stderr.How = "before"
 		}
 	}
-	k.SigintIgnored = rapid.IntRange(0, 4).Draw(t, "sigint ignored?") == 0
+	k.SigintIgnored = sw.sigint && rapid.IntRange(0, 4).Draw(t, "sigint ignored?") == 0
 
 	nThreads := 1
 	if ending == "done" {
@@ -131,19 +169,22 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 		if i == 0 {
 			minCalls = 1
 		}
-		nCalls := rapid.IntRange(minCalls, 3).Draw(t, "calls")
+		nCalls := 0
+		if i == 0 || sw.othersCall {
+			nCalls = rapid.IntRange(minCalls, 3).Draw(t, "calls")
+		}
 		var th Thread
 		for j := 0; j < nCalls; j++ {
-			th.Calls = append(th.Calls, drawCall(t, nThreads, i, true))
+			th.Calls = append(th.Calls, drawCall(t, sw, nThreads, i, true))
 		}
 		k.Threads = append(k.Threads, th)
 	}
 
 	// One Ctrl-C source at most: the stream's own interrupt or a real SIGINT
 	// (the abort stall's, if it has one).
-	abortSigint := abortStall && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait &&
+	abortSigint := sw.sigint && abortStall && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait &&
 		rapid.IntRange(0, 2).Draw(t, "abort stall sigint?") > 0
-	if k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait && !abortSigint {
+	if sw.sigint && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait && !abortSigint {
 		var moments []string
 		moments = append(moments, "", SigintLine)
 		if k.FD2.Kind == FD2Pipe && k.FD2.StallMs > 0 {
@@ -184,8 +225,8 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	case abortStall:
 		k.Abort.After = 64
 		k.FD2.Stalls = []Stall{{At: StallAtAbort, Ms: rapid.SampledFrom([]int{200, 400}).Draw(t, "stall ms"), Sigint: abortSigint}}
-	case k.FD2.Kind == FD2Pipe && !foreignNoLine && rapid.IntRange(0, 2).Draw(t, "stalls at marks?") == 0:
-		k.FD2.Stalls = drawStalls(t, k, s.Platform)
+	case marks && !foreignNoLine:
+		k.FD2.Stalls = drawStalls(t, sw, k, s.Platform)
 	}
 	// A write that raises after writing half its text leaves half a line
 	// in the stream; whatever is written to it next continues that line.
@@ -199,14 +240,14 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	if k.Abort == nil {
 		k.Outside = rapid.SampledFrom([]int{0, 0, 8, 128}).Draw(t, "outside")
 		if k.Outside > 0 {
-			k.OutsideText = drawText(t)
+			k.OutsideText = drawText(t, sw)
 		}
 		// Lines outside a call from any thread, after its calls (a
 		// destructor at the end of its function, GIL held).
 		for i := range k.Threads {
 			k.Threads[i].Outside = rapid.SampledFrom([]int{0, 0, 0, 1, 8}).Draw(t, "thread outside")
 			if k.Threads[i].Outside > 0 {
-				k.Threads[i].OutsideText = drawText(t)
+				k.Threads[i].OutsideText = drawText(t, sw)
 			}
 		}
 		// A daemon frozen by finalization inside a stream's write that
@@ -221,12 +262,14 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 			k.GILDroppedMs = 10
 		}
 	}
-	// Drawn last: every earlier choice of a seed is the one it drew before
-	// the axis existed.
-	k.FD2.Errors = drawFD2Errors(t, s)
+	// Drawn last (added after the others, when a seed's earlier choices
+	// were kept; the swarm flags changed every seed's schedule since).
+	if sw.fd2Errors {
+		k.FD2.Errors = drawFD2Errors(t, s)
+	}
 	// Other threads at an abort: drawn after every other choice too.
 	if k.Abort != nil {
-		drawAbortThreads(t, k)
+		drawAbortThreads(t, sw, k)
 	}
 	return s
 }
@@ -271,31 +314,31 @@ func drawFD2Errors(t *rapid.T, s Schedule) *FD2Errors {
 
 // drawCall draws a call; with nest, maybe a call nested in it (a callback
 // into Python that makes a binding call).
-func drawCall(t *rapid.T, threads, self int, nest bool) Call {
+func drawCall(t *rapid.T, sw swarm, threads, self int, nest bool) Call {
 	c := Call{
 		Backend: rapid.IntRange(0, 1).Draw(t, "backend"),
 		Lines:   rapid.IntRange(0, 160).Draw(t, "lines"),
 		Level:   rapid.SampledFrom([]string{"I", "E"}).Draw(t, "level"),
 	}
 	c.Size = max(1, rapid.SampledFrom(sizeBases).Draw(t, "size base")+rapid.IntRange(-3, 3).Draw(t, "size delta"))
-	c.CJK = rapid.IntRange(0, 3).Draw(t, "cjk?") == 0
-	if rapid.IntRange(0, 5).Draw(t, "invalid?") == 0 {
+	c.CJK = sw.cjk && rapid.IntRange(0, 3).Draw(t, "cjk?") == 0
+	if sw.invalid && rapid.IntRange(0, 5).Draw(t, "invalid?") == 0 {
 		c.Invalid = rapid.IntRange(1, c.Size).Draw(t, "invalid at")
 	}
-	if threads > 1 && rapid.IntRange(0, 1).Draw(t, "switch point?") == 0 {
+	if threads > 1 && sw.switchPoints && rapid.IntRange(0, 1).Draw(t, "switch point?") == 0 {
 		other := rapid.IntRange(0, threads-2).Draw(t, "wait for")
 		if other >= self {
 			other++
 		}
 		c.WaitFor = other + 1
 	}
-	c.Yield = rapid.Bool().Draw(t, "yield")
-	if rapid.IntRange(0, 5).Draw(t, "fails?") == 0 {
+	c.Yield = sw.yields && rapid.Bool().Draw(t, "yield")
+	if sw.fails && rapid.IntRange(0, 5).Draw(t, "fails?") == 0 {
 		c.Fails = true
 		c.FailChars = rapid.IntRange(30, 45).Draw(t, "fail chars")
 	}
-	if nest && rapid.IntRange(0, 5).Draw(t, "nested?") == 0 {
-		n := drawCall(t, threads, self, false)
+	if nest && sw.nested && rapid.IntRange(0, 5).Draw(t, "nested?") == 0 {
+		n := drawCall(t, sw, threads, self, false)
 		c.Nested = &n
 	}
 	return c
@@ -303,13 +346,13 @@ func drawCall(t *rapid.T, threads, self int, nest bool) Call {
 
 // drawText draws the text class of lines outside a call: nil (128 ASCII
 // bytes) or a size around a cut, three-byte characters, an invalid byte.
-func drawText(t *rapid.T) *Text {
+func drawText(t *rapid.T, sw swarm) *Text {
 	if rapid.IntRange(0, 3).Draw(t, "plain outside text?") == 0 {
 		return nil
 	}
 	x := &Text{Size: max(1, rapid.SampledFrom(sizeBases).Draw(t, "outside size base")+rapid.IntRange(-3, 3).Draw(t, "outside size delta"))}
-	x.CJK = rapid.IntRange(0, 2).Draw(t, "outside cjk?") == 0
-	if rapid.IntRange(0, 2).Draw(t, "outside invalid?") == 0 {
+	x.CJK = sw.cjk && rapid.IntRange(0, 2).Draw(t, "outside cjk?") == 0
+	if sw.invalid && rapid.IntRange(0, 2).Draw(t, "outside invalid?") == 0 {
 		x.Invalid = rapid.IntRange(1, x.Size).Draw(t, "outside invalid at")
 	}
 	return x
@@ -317,14 +360,16 @@ func drawText(t *rapid.T) *Text {
 
 // drawStalls draws stalls of a pipe's reader that start at marks: one
 // mid-call (any thread's call, before any of its lines) or at exit; maybe
-// again later in the same call (a stall that repeats: the catch-up after
-// the first meets the second); maybe one more at exit. A stall stays until
+// again later in the same call, in the latter half of the call's lines
+// after the first (a stall that repeats: the catch-up after the first
+// meets the second, once the lines between filled the pipe past the room
+// the second finds); maybe one more at exit. A stall stays until
 // a writer waits for room (a sink that never waits keeps it through the
 // rest of the script). One of them may send the SIGINT when the main
 // thread blocks (on macOS maybe another thread's write: the kernel may
 // deliver it there), maybe twice, if the run has no other Ctrl-C source
 // and no abort.
-func drawStalls(t *rapid.T, k *Sink, platform string) []Stall {
+func drawStalls(t *rapid.T, sw swarm, k *Sink, platform string) []Stall {
 	ms := func() int { return rapid.SampledFrom([]int{200, 400}).Draw(t, "stall ms") }
 	var callers []int
 	for i, th := range k.Threads {
@@ -332,7 +377,7 @@ func drawStalls(t *rapid.T, k *Sink, platform string) []Stall {
 			callers = append(callers, i)
 		}
 	}
-	oneCtrlC := k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait
+	oneCtrlC := sw.sigint && k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait
 	var stalls []Stall
 	exitOK := k.Abort == nil
 	if !exitOK || rapid.IntRange(0, 3).Draw(t, "first stall at exit?") > 0 {
@@ -342,10 +387,10 @@ func drawStalls(t *rapid.T, k *Sink, platform string) []Stall {
 		lines := k.Threads[st.Thread].Calls[st.Call].Lines
 		st.Line = rapid.IntRange(0, lines).Draw(t, "stall line")
 		stalls = append(stalls, st)
-		if rapid.Bool().Draw(t, "stall again?") {
+		if rapid.IntRange(0, 2).Draw(t, "stall again?") > 0 {
 			again := st
 			again.Ms = ms()
-			again.Line = rapid.IntRange(st.Line, lines).Draw(t, "stall again line")
+			again.Line = rapid.IntRange(st.Line+(lines-st.Line)/2, lines).Draw(t, "stall again line")
 			stalls = append(stalls, again)
 		}
 	}
@@ -366,7 +411,8 @@ func drawStalls(t *rapid.T, k *Sink, platform string) []Stall {
 
 // drawAbortThreads draws the threads beside the main one at an abort
 // (docs/CONTRACT.md, "Fatal and abort with several threads"): none once in
-// four, else 1-3, each with 0-3 calls and, before a Fatal line with no
+// four, else 1-3, each with 0-3 calls (none when the swarm leaves other
+// threads' calls off) and, before a Fatal line with no
 // stall at the abort, maybe lines outside a call after them (kept
 // process-wide when fd 2 is busy: the fatal path writes them). They run
 // when the main thread lets the GIL go before its last call: between two
@@ -374,28 +420,33 @@ func drawStalls(t *rapid.T, k *Sink, platform string) []Stall {
 // with sys.stderr the original (a replaced one is put back): what their
 // calls flush to a replaced one dies with it, and with the main thread's
 // only call (all a replaced one allows) they would never run.
-func drawAbortThreads(t *rapid.T, k *Sink) {
+func drawAbortThreads(t *rapid.T, sw swarm, k *Sink) {
 	n := rapid.IntRange(1, 4).Draw(t, "threads at the abort")
 	if n < 2 {
 		return
 	}
 	k.Stderr = Stderr{Kind: StderrOriginal}
 	// The others run only when the main thread lets the GIL go before its
-	// aborting call: maybe more calls before it (appended, so the first
-	// call and the calls the stalls name stay; the last one aborts).
-	for main := &k.Threads[0]; len(main.Calls) < 4 && rapid.Bool().Draw(t, "main call before the abort?"); {
-		main.Calls = append(main.Calls, drawCall(t, n, 0, true))
+	// aborting call: at least one call before it (with none, the other
+	// threads were drawn and never ran), maybe more (appended, so the
+	// first call and the calls the stalls name stay; the last one aborts).
+	for main := &k.Threads[0]; len(main.Calls) < 4 && (len(main.Calls) < 2 || rapid.Bool().Draw(t, "main call before the abort?")); {
+		main.Calls = append(main.Calls, drawCall(t, sw, n, 0, true))
 	}
 	outside := k.Abort.Fatal && !slices.ContainsFunc(k.FD2.Stalls, func(st Stall) bool { return st.At == StallAtAbort })
 	for i := 1; i < n; i++ {
 		var th Thread
-		for j, calls := 0, rapid.IntRange(0, 3).Draw(t, "calls at the abort"); j < calls; j++ {
-			th.Calls = append(th.Calls, drawCall(t, n, i, true))
+		calls := 0
+		if sw.othersCall {
+			calls = rapid.IntRange(0, 3).Draw(t, "calls at the abort")
+		}
+		for j := 0; j < calls; j++ {
+			th.Calls = append(th.Calls, drawCall(t, sw, n, i, true))
 		}
 		if outside {
 			th.Outside = rapid.SampledFrom([]int{0, 1, 8}).Draw(t, "outside at the abort")
 			if th.Outside > 0 {
-				th.OutsideText = drawText(t)
+				th.OutsideText = drawText(t, sw)
 			}
 		}
 		k.Threads = append(k.Threads, th)

@@ -113,3 +113,39 @@ func TestAbortsWithSeveralThreadsAreDrawn(t *testing.T) {
 	}
 	t.Logf("400 seeds: %d Fatal and %d foreign aborts with several threads, %d with another thread's lines outside a call", fatal, foreign, outside)
 }
+
+// Swarm testing (gen.go, swarm): a run leaves whole axes out, so runs of
+// several calls with no switch point, no raising call, no nested call and
+// no odd text in any call are common, and so are runs with each of them.
+func TestSwarmLeavesAxesOut(t *testing.T) {
+	var bare, switches, fails, nested, text int
+	for seed := 1; seed <= 400; seed++ {
+		k := Schedules(Filter{Family: FamilySink}).Example(seed).Sink
+		calls, odd := 0, false
+		for _, th := range k.Threads {
+			for _, c := range th.Calls {
+				calls++
+				if c.WaitFor > 0 {
+					switches++
+				}
+				if c.Fails {
+					fails++
+				}
+				if c.Nested != nil {
+					nested++
+				}
+				if c.CJK || c.Invalid > 0 {
+					text++
+				}
+				odd = odd || c.WaitFor > 0 || c.Fails || c.Nested != nil || c.CJK || c.Invalid > 0
+			}
+		}
+		if calls >= 3 && !odd {
+			bare++
+		}
+	}
+	if bare < 20 || switches == 0 || fails == 0 || nested == 0 || text == 0 {
+		t.Errorf("400 seeds: %d runs of 3 calls or more with none of the per-call axes; calls with a switch point %d, raising %d, nested %d, odd text %d", bare, switches, fails, nested, text)
+	}
+	t.Logf("400 seeds: %d runs of 3 calls or more with none of the per-call axes; calls with a switch point %d, raising %d, nested %d, odd text %d", bare, switches, fails, nested, text)
+}
