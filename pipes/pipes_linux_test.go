@@ -511,3 +511,57 @@ func TestPTYBuffersWhileMasterStalled(t *testing.T) {
 		t.Fatalf("master read %d bytes, want the %d the slave accepted, in order", len(got), written)
 	}
 }
+
+// A hold is exact and apart from a stall: once Hold returns nothing leaves
+// the pipe, Resume (a stall's end) does not end it, Grant reads until the
+// next Hold, and Release reads on.
+func TestReaderHold(t *testing.T) {
+	p := newPipe(t, 0)
+	rd := NewReader(p.R, ReaderOptions{})
+	t.Cleanup(rd.Stop)
+	data := pattern(4000)
+	readUpTo := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for len(rd.Bytes()) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("the reader read %d bytes, want %d", len(rd.Bytes()), n)
+			}
+			time.Sleep(time.Millisecond) // a condition polled
+		}
+	}
+	// The deliberate observation window: a held reader takes nothing.
+	const window = 50 * time.Millisecond
+	stays := func(n int) {
+		t.Helper()
+		time.Sleep(window)
+		if got := len(rd.Bytes()); got != n {
+			t.Fatalf("held reader: %d bytes read, want %d", got, n)
+		}
+	}
+	write := func(b []byte) {
+		t.Helper()
+		if _, err := p.W.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(data[:1000])
+	readUpTo(1000)
+	rd.Hold()
+	write(data[1000:3000])
+	rd.Resume()
+	stays(1000)
+	rd.Grant()
+	readUpTo(3000)
+	rd.Hold()
+	write(data[3000:])
+	stays(3000)
+	rd.Release()
+	p.W.Close()
+	if err := rd.Wait(5 * time.Second); err != nil {
+		t.Fatalf("Wait after Release and close: %v", err)
+	}
+	if got := rd.Bytes(); !bytes.Equal(got, data) {
+		t.Fatalf("read %d bytes, want the %d written, in order", len(got), len(data))
+	}
+}

@@ -46,8 +46,12 @@ type Reader struct {
 	chunk int
 
 	mu        sync.Mutex
+	idle      *sync.Cond // signalled when a read(2) past the gate ends (reading false)
 	buf       []byte
 	stalled   bool
+	// held: the reader reads only while granted (Hold, Grant, Release),
+	// whatever Stall and Resume say; reading: a read(2) is past the gate.
+	held, granted, reading bool
 	slowChunk int
 	delay     time.Duration
 	stopped   bool
@@ -75,6 +79,7 @@ func NewReader(r *os.File, opts ReaderOptions) *Reader {
 		stopCh:  make(chan struct{}),
 		done:    make(chan struct{}),
 	}
+	rd.idle = sync.NewCond(&rd.mu)
 	// A zero deadline is a no-op on a pollable file and fails with
 	// os.ErrNoDeadline on one Go cannot poll (a blocking descriptor).
 	rd.pollable = r.SetReadDeadline(time.Time{}) == nil
@@ -106,6 +111,35 @@ func (r *Reader) Stalled() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stalled
+}
+
+// Hold stops reading, as Stall does, but apart from it: Resume does not
+// end a hold, and a stall does not end with Release. Unlike Stall, it is
+// exact: it returns once no read(2) is under way, so nothing more leaves
+// the pipe until Grant or Release.
+func (r *Reader) Hold() {
+	r.mu.Lock()
+	r.held, r.granted = true, false
+	for r.reading {
+		r.idle.Wait()
+	}
+	r.mu.Unlock()
+}
+
+// Grant lets a held reader read (while not stalled) until the next Hold.
+func (r *Reader) Grant() {
+	r.mu.Lock()
+	r.granted = true
+	r.mu.Unlock()
+	r.signal()
+}
+
+// Release ends a hold.
+func (r *Reader) Release() {
+	r.mu.Lock()
+	r.held, r.granted = false, false
+	r.mu.Unlock()
+	r.signal()
 }
 
 // SetSlow makes the reader read at most chunk bytes per read(2) and wait
@@ -194,7 +228,7 @@ func (r *Reader) finish(err error) {
 func (r *Reader) gate() bool {
 	for {
 		r.mu.Lock()
-		stopped, stalled := r.stopped, r.stalled
+		stopped, stalled := r.stopped, r.stalled || r.held && !r.granted
 		r.mu.Unlock()
 		if stopped {
 			return false
@@ -215,9 +249,10 @@ func (r *Reader) gate() bool {
 func (r *Reader) plan() (n int, delay time.Duration, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stopped || r.stalled {
+	if r.stopped || r.stalled || r.held && !r.granted {
 		return 0, 0, false
 	}
+	r.reading = true
 	n = r.chunk
 	if r.delay > 0 && r.slowChunk > 0 && r.slowChunk < n {
 		n = r.slowChunk
@@ -257,11 +292,11 @@ func (r *Reader) run() {
 			continue // stalled or stopped while waiting: back to the gate
 		}
 		k, err := r.f.Read(tmp[:n])
-		if k > 0 {
-			r.mu.Lock()
-			r.buf = append(r.buf, tmp[:k]...)
-			r.mu.Unlock()
-		}
+		r.mu.Lock()
+		r.buf = append(r.buf, tmp[:k]...)
+		r.reading = false
+		r.idle.Broadcast()
+		r.mu.Unlock()
 		switch {
 		case err == nil:
 		case errors.Is(err, io.EOF), errors.Is(err, syscall.EIO):

@@ -62,6 +62,9 @@ type FD2 struct {
 	askMu     sync.Mutex
 	askOnce   sync.Once
 	acks      chan os.Signal
+	// holdMu orders a hold's start (MarkFD2Hold) after the last one's end
+	// (MarkFD2Release) in what the parent reads.
+	holdMu sync.Mutex
 }
 
 // ask writes mark for the parent and returns once the parent acknowledged
@@ -93,7 +96,7 @@ func (f *FD2) AskStall() { f.ask(telemetry.MarkFD2Stall) }
 // (nothing asked) for any other fd 2, one drained in-process (its drainer
 // has barriers of its own), or no parent that answers.
 func (f *FD2) AskReader() bool {
-	if f.Kind != FDPipe || f.inProcessDrainer() {
+	if f.Kind != FDPipe || f.inProcessDrainer() || f.Held() {
 		return false
 	}
 	return f.ask(telemetry.MarkFD2Read)
@@ -127,6 +130,13 @@ type PipeRoom struct {
 	// again. Graph mutex.
 	queue  []*Thread
 	trying *Thread
+	// held: the parent's reads of its pipe are the model's events now
+	// (FD2.hold): its reader reads only when parentReads asks, and the
+	// writers take the room each read frees in turns, as behind an
+	// in-process drainer. writing: threads inside a write call on that
+	// pipe. Graph mutex.
+	held    bool
+	writing int
 }
 
 // ResourceName implements Resource.
@@ -317,11 +327,11 @@ func (f *FD2) waitDrainerRead(t *Thread, interruptible bool) (woke bool) {
 	f.room.queue = append(f.room.queue, t)
 	g.changedLocked()
 	for !(f.room.reads != reads && f.room.trying == nil && f.staleWaiterLocked() == t) &&
-		f.room.drainer != nil && !(interruptible && f.room.wakes != wakes) {
+		f.room.readsAreEventsLocked() && !(interruptible && f.room.wakes != wakes) {
 		g.cond.Wait()
 	}
 	woke = f.room.reads == reads && interruptible && f.room.wakes != wakes
-	if f.room.reads != reads && f.room.drainer != nil && !woke {
+	if f.room.reads != reads && f.room.readsAreEventsLocked() && !woke {
 		f.room.trying = t
 	}
 	if i := slices.Index(f.room.queue, t); i >= 0 {
@@ -380,8 +390,21 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno u
 	if f.probe < 0 {
 		return f.blockingWrite(b), 0
 	}
+	if f.holdable() {
+		f.beginWriting()
+		defer f.endWriting()
+	}
 	announced := false
 	for n < len(b) {
+		if f.mustQueue(t) {
+			// Others wait for the room the parent's next read frees: this
+			// write takes its turn after them.
+			if f.waitDrainerRead(t, interruptible && f.wake[0] >= 0) {
+				f.drainWake()
+				return n, eintrIf(n == 0)
+			}
+			continue
+		}
 		m, err := unix.Write(f.probe, b[n:])
 		if m > 0 {
 			n += m
@@ -405,11 +428,15 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno u
 			f.tel.Emit(telemetry.BlockedWrite{Thread: t.Name, Pending: len(b) - n, GIL: t.in.GIL.HeldBy(t)})
 			announced = true
 		}
-		if f.inProcessDrainer() {
+		if f.inProcessDrainer() || f.Held() {
 			if f.waitDrainerRead(t, interruptible && f.wake[0] >= 0) {
 				f.drainWake()
 				return n, eintrIf(n == 0)
 			}
+			continue
+		}
+		if f.holdable() {
+			f.hold()
 			continue
 		}
 		if !interruptible || f.wake[0] < 0 {
@@ -508,6 +535,10 @@ func (f *FD2) TryWrite(t *Thread, b []byte) int {
 // TryWriteErr is TryWrite that also returns the errno of a refused write
 // (0: none).
 func (f *FD2) TryWriteErr(t *Thread, b []byte) (int, unix.Errno) {
+	if f.HeldBusy(t) {
+		// The room the parent's next read frees is the waiting writers'.
+		return 0, 0
+	}
 	switch e := f.refuse(t, b); e {
 	case 0:
 		if f.Kind == FDTTY {

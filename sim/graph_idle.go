@@ -116,21 +116,37 @@ func (g *Graph) ParkUntil(t *Thread, cond func() bool) {
 // the two never hold at once and never race.
 func (g *Graph) WaitUntilOnlyTheParentMoves(signalWaits bool) {
 	g.WaitUntil(func() bool {
-		room := false
-		for _, t := range g.threads {
-			r, isRoom := t.waiting.(*PipeRoom)
-			switch {
-			case t.ended || t.native && !t.queuing:
-			case isRoom && r.drainer == nil:
-				room = true
-			case signalWaits && t.waiting == Resource(SignalArrival{}):
-			case t.waiting == nil && t.parked != nil && !t.parked():
-			case !t.blockedLocked():
-				return false
-			}
-		}
-		return room || !signalWaits
+		still, room := g.parentMovesAloneLocked(signalWaits)
+		return still && (room || !signalWaits)
 	})
+}
+
+// onlyTheParentMovesLocked reports whether nothing in the model moves
+// before the parent acts: its reader reads, or it sends a SIGINT a thread
+// waits for (WaitUntilOnlyTheParentMoves, with signal waits). Graph mutex
+// held.
+func (g *Graph) onlyTheParentMovesLocked(signalWaits bool) bool {
+	still, _ := g.parentMovesAloneLocked(signalWaits)
+	return still
+}
+
+// parentMovesAloneLocked: still, every thread that has not ended waits for
+// the parent's room, a SIGINT (with signalWaits), a condition it is parked
+// on, or is blocked; room, some thread waits for the parent's room.
+func (g *Graph) parentMovesAloneLocked(signalWaits bool) (still, room bool) {
+	for _, t := range g.threads {
+		r, isRoom := t.waiting.(*PipeRoom)
+		switch {
+		case t.ended || t.native && !t.queuing:
+		case isRoom && r.drainer == nil:
+			room = true
+		case signalWaits && t.waiting == Resource(SignalArrival{}):
+		case t.waiting == nil && t.parked != nil && !t.parked():
+		case !t.blockedLocked():
+			return false, room
+		}
+	}
+	return true, room
 }
 
 // WaitDrained is native work that goes on until fd 2 has been drained: a

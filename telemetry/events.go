@@ -433,6 +433,18 @@ const (
 	// stalled reader none, whatever the load kept the reader off the CPU
 	// (docs/TRUST.md, "Random schedules: a seed decides the run").
 	MarkFD2Read = "fd2-read"
+	// MarkFD2Hold: a write(2) found no room on a pipe the parent drains;
+	// from here the parent's reader reads only when asked
+	// (MarkFD2ReadHeld), apart from any stall, until MarkFD2Release. The
+	// parent sends StallAck once no read(2) is under way. So which thread's
+	// bytes take the room a read frees is the model's decision, never the
+	// reader's pace (docs/TRUST.md, "Whose bytes the parent's read lets in").
+	MarkFD2Hold = "fd2-hold"
+	// MarkFD2ReadHeld: a held reader reads what the pipe holds, once any
+	// stall is over, then holds again; the parent then sends StallAck.
+	MarkFD2ReadHeld = "fd2-read-held"
+	// MarkFD2Release: the reader reads as bytes arrive again.
+	MarkFD2Release = "fd2-release"
 )
 
 // FDEnv names the environment variable through which the parent tells the

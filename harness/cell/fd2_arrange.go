@@ -92,7 +92,13 @@ func (a *FD2) OnEvent(ev telemetry.Event) {
 		return
 	}
 	m, ok := telemetry.As[telemetry.Mark](ev)
-	if !ok || (m.Name != telemetry.MarkFD2Pause && m.Name != telemetry.MarkFD2Resume && m.Name != telemetry.MarkFD2Stall && m.Name != telemetry.MarkFD2Read) {
+	if !ok {
+		return
+	}
+	switch m.Name {
+	case telemetry.MarkFD2Pause, telemetry.MarkFD2Resume, telemetry.MarkFD2Stall, telemetry.MarkFD2Read,
+		telemetry.MarkFD2Hold, telemetry.MarkFD2ReadHeld, telemetry.MarkFD2Release:
+	default:
 		return
 	}
 	a.mu.Lock()
@@ -111,6 +117,20 @@ func (a *FD2) OnEvent(ev telemetry.Event) {
 		if a.ack != nil {
 			go a.answerRead(a.ack)
 		}
+		return
+	case telemetry.MarkFD2Hold:
+		a.reader.Hold()
+		if a.ack != nil {
+			a.ack()
+		}
+		return
+	case telemetry.MarkFD2ReadHeld:
+		if a.ack != nil {
+			go a.answerHeldRead(a.ack)
+		}
+		return
+	case telemetry.MarkFD2Release:
+		a.reader.Release()
 		return
 	}
 	if m.Ms <= 0 {
@@ -148,6 +168,34 @@ func (a *FD2) answerRead(ack func()) {
 	ack()
 }
 
+// answerHeldRead answers a MarkFD2ReadHeld: once the reader is not
+// stalled, it lets the held reader read until the pipe holds nothing,
+// holds it again and acks. The child writes nothing meanwhile (it asks only
+// when nothing else in it moves), so the read takes exactly what the model
+// wrote. A run that ended is not answered.
+func (a *FD2) answerHeldRead(ack func()) {
+	granted := false
+	for {
+		a.mu.Lock()
+		done := a.done
+		a.mu.Unlock()
+		if done {
+			return
+		}
+		if !granted {
+			if !a.reader.Stalled() {
+				a.reader.Grant()
+				granted = true
+			}
+		} else if n, err := a.queued(); err != nil || n == 0 {
+			break
+		}
+		time.Sleep(time.Millisecond) // a condition polled, not a guessed delay
+	}
+	a.reader.Hold()
+	ack()
+}
+
 // queued is how many bytes the parent's end has unread (FIONREAD), without
 // Fd(), which would make the descriptor blocking under the reader.
 func (a *FD2) queued() (int, error) {
@@ -181,6 +229,7 @@ func (a *FD2) Collect() ([]byte, error) {
 	// The parent's copy of the child's end is the last writer (the pty's
 	// last slave): closing it gives the reader EOF after the queued bytes.
 	_ = a.child.Close()
+	a.reader.Release()
 	a.reader.Resume()
 	err := a.reader.Wait(drainTimeout)
 	if err != nil {

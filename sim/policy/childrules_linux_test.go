@@ -41,6 +41,8 @@ func TestMain(m *testing.M) {
 			os.Exit(roomWaitChild(rest))
 		case "room-ask":
 			os.Exit(roomAskChild(rest))
+		case "held-room":
+			os.Exit(heldRoomChild(rest))
 		}
 		os.Exit(2)
 	}

@@ -89,21 +89,36 @@ func roomAskRun(t *testing.T, pol string, stalled bool) string {
 	defer stuck.Stop()
 	route, asked := "", 0
 	drained := make(chan struct{})
+	readQueued := func() {
+		n, err := unix.IoctlGetInt(int(p.R.Fd()), unix.TIOCINQ)
+		if err != nil {
+			t.Error(err)
+		}
+		if _, err := io.ReadFull(p.R, make([]byte, n)); err != nil {
+			t.Error(err)
+		}
+	}
+	ack := func() {
+		if err := cmd.Process.Signal(signals.StallAck); err != nil {
+			t.Error(err)
+		}
+	}
 	telemetry.Read(telR, func(ev telemetry.Event) {
-		if m, ok := telemetry.As[telemetry.Mark](ev); ok && m.Name == telemetry.MarkFD2Read {
+		m, _ := telemetry.As[telemetry.Mark](ev)
+		switch m.Name {
+		case telemetry.MarkFD2Read:
 			asked++
 			if !stalled {
-				n, err := unix.IoctlGetInt(int(p.R.Fd()), unix.TIOCINQ)
-				if err != nil {
-					t.Error(err)
-				}
-				if _, err := io.ReadFull(p.R, make([]byte, n)); err != nil {
-					t.Error(err)
-				}
+				readQueued()
 			}
-			if err := cmd.Process.Signal(signals.StallAck); err != nil {
-				t.Error(err)
+			ack()
+		case telemetry.MarkFD2Hold:
+			ack() // this reader reads only when asked anyway
+		case telemetry.MarkFD2ReadHeld:
+			if route == "" {
+				readQueued() // once the route is known, the drain below reads
 			}
+			ack()
 		}
 		if r, ok := telemetry.As[telemetry.Route](ev); ok && route == "" {
 			route = r.Route

@@ -1,0 +1,167 @@
+package sim
+
+import (
+	"logjam/pipes"
+	"logjam/telemetry"
+)
+
+// A write(2) on a pipe the parent drains that finds no room holds the
+// parent's reader (MarkFD2Hold): from then on the parent reads only when
+// nothing in the model moves but its read (parentReads), and the room each
+// read frees goes to the waiting writers in turns, in the order they began
+// to wait (waitDrainerRead, as behind an in-process forwarder), until no
+// write call is left (MarkFD2Release). Before, the reader read as bytes
+// arrived, so where another thread's line landed inside a blocked write
+// larger than PIPE_BUF, or whether a room check found room beside it, was
+// the reader's pace (random search: merged, nightly seeds 17646382 and
+// 257627587, LOST or OK; docs/TRUST.md, "Whose bytes the parent's read lets
+// in").
+
+// holdable reports whether fd 2 is a pipe the parent drains whose reader
+// answers the child's marks: the reads can be the model's events.
+func (f *FD2) holdable() bool {
+	if f.Kind != FDPipe || !f.readerAcks || !f.tel.Enabled() {
+		return false
+	}
+	return !f.inProcessDrainer()
+}
+
+// Held reports whether the parent's reads are the model's events now.
+func (f *FD2) Held() bool {
+	f.g.mu.Lock()
+	defer f.g.mu.Unlock()
+	return f.room.held
+}
+
+// HeldBusy reports whether, the reader held, a thread other than t has a
+// write under way or waits for a read: the room is theirs, so t's
+// non-blocking write or room check finds none.
+func (f *FD2) HeldBusy(t *Thread) bool {
+	f.g.mu.Lock()
+	defer f.g.mu.Unlock()
+	return f.heldBusyLocked(t)
+}
+
+func (f *FD2) heldBusyLocked(t *Thread) bool {
+	r := f.room
+	if !r.held {
+		return false
+	}
+	if r.trying != nil && r.trying != t {
+		return true
+	}
+	for _, q := range r.queue {
+		if q != t {
+			return true
+		}
+	}
+	return r.writing > 0
+}
+
+// mustQueue reports whether t's write call, the reader held, must wait for
+// its turn: another writer waits for a read or has the turn.
+func (f *FD2) mustQueue(t *Thread) bool {
+	f.g.mu.Lock()
+	defer f.g.mu.Unlock()
+	r := f.room
+	if !r.held || r.trying == t {
+		return false
+	}
+	return r.trying != nil || len(r.queue) > 0
+}
+
+func (r *PipeRoom) readsAreEventsLocked() bool { return r.drainer != nil || r.held }
+
+func (f *FD2) beginWriting() {
+	f.g.mu.Lock()
+	f.room.writing++
+	f.g.changedLocked()
+	f.g.mu.Unlock()
+}
+
+func (f *FD2) endWriting() {
+	f.g.mu.Lock()
+	f.room.writing--
+	f.g.changedLocked()
+	f.g.mu.Unlock()
+}
+
+// hold makes the parent's reads the model's events, if they are not yet:
+// it asks the reader to hold and starts parentReads.
+func (f *FD2) hold() {
+	f.holdMu.Lock()
+	defer f.holdMu.Unlock()
+	if f.Held() {
+		return
+	}
+	if !f.ask(telemetry.MarkFD2Hold) {
+		return
+	}
+	f.g.mu.Lock()
+	f.room.held = true
+	f.g.changedLocked()
+	f.g.mu.Unlock()
+	go f.parentReads()
+}
+
+// parentReads asks the parent for each read once nothing else in the model
+// moves (onlyTheParentMovesLocked), and hands the room it made to the
+// waiting writers (parentDrained); it ends the hold once no write call is
+// left on the pipe.
+func (f *FD2) parentReads() {
+	g, r := f.g, f.room
+	for {
+		idle := false
+		g.WaitUntil(func() bool {
+			if r.writing == 0 && len(r.queue) == 0 && r.trying == nil {
+				idle = true
+				return true
+			}
+			if !g.onlyTheParentMovesLocked(true) {
+				return false
+			}
+			n, err := pipes.Queued(2)
+			return err != nil || n > 0 || len(r.queue) > 0
+		})
+		if idle && f.release() {
+			return
+		}
+		if idle {
+			continue
+		}
+		f.ask(telemetry.MarkFD2ReadHeld)
+		f.parentDrained()
+	}
+}
+
+// release ends the hold if still no write call is left; the release mark
+// goes out before any later hold's (holdMu).
+func (f *FD2) release() bool {
+	f.holdMu.Lock()
+	defer f.holdMu.Unlock()
+	g, r := f.g, f.room
+	g.mu.Lock()
+	if r.writing > 0 || len(r.queue) > 0 || r.trying != nil {
+		g.mu.Unlock()
+		return false
+	}
+	r.held = false
+	g.changedLocked()
+	g.mu.Unlock()
+	f.tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Release})
+	return true
+}
+
+// parentDrained is Drained for the parent's read: the writers waiting for
+// room try again one at a time, in the order they began to wait; it
+// returns once each has had its turn.
+func (f *FD2) parentDrained() {
+	g := f.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f.room.reads++
+	g.changedLocked()
+	for f.room.trying != nil || f.staleWaiterLocked() != nil {
+		g.cond.Wait()
+	}
+}
