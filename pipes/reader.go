@@ -45,23 +45,23 @@ type Reader struct {
 	f     *os.File
 	chunk int
 
-	mu        sync.Mutex
-	idle      *sync.Cond // signalled when a read(2) past the gate ends (reading false)
-	buf       []byte
-	stalled   bool
+	mu      sync.Mutex
+	idle    *sync.Cond // signalled when a read(2) past the gate ends (reading false)
+	buf     []byte
+	stalled bool
 	// held: the reader reads only while granted (Hold, Grant, Release),
 	// whatever Stall and Resume say; reading: a read(2) is past the gate.
 	held, granted, reading bool
-	slowChunk int
-	delay     time.Duration
-	stopped   bool
-	result    error // why the goroutine ended; nil means EOF
-	finished  bool
-	pollable  bool // f is in Go's poller, so a read deadline can wake it
-	stopOnce  sync.Once
-	wake      chan struct{} // capacity 1: a token means "gate state changed"
-	stopCh    chan struct{} // closed by Stop
-	done      chan struct{} // closed when the goroutine has exited
+	slowChunk              int
+	delay                  time.Duration
+	stopped                bool
+	result                 error // why the goroutine ended; nil means EOF
+	finished               bool
+	pollable               bool // f is in Go's poller, so a read deadline can wake it
+	stopOnce               sync.Once
+	wake                   chan struct{} // capacity 1: a token means "gate state changed"
+	stopCh                 chan struct{} // closed by Stop
+	done                   chan struct{} // closed when the goroutine has exited
 }
 
 // NewReader starts draining r. It does not take ownership of r: Stop leaves
