@@ -136,7 +136,7 @@ func SeedCommand(seed uint64, f schedule.Filter) string {
 // pauses and SIGINTs); its -deadline ends it where no terminal is to
 // press Ctrl-\ (a CI log pasted into a script), and it writes no telemetry.
 func SimrtCommand(s schedule.Schedule) string {
-	return fmt.Sprintf("GO_FAILPOINTS='%s' go run ./cmd/simrt -deadline 20s -scenario R -schedule %s", s.Failpoints().Env(), s.Encode())
+	return fmt.Sprintf("GO_FAILPOINTS='%s' ./logjam simrt -deadline 20s -scenario R -schedule %s", s.Failpoints().Env(), s.Encode())
 }
 
 // GinkgoEntry is the shrunk failure as an Entry for suites/random's table
