@@ -149,23 +149,9 @@ func (a *FD2) OnEvent(ev telemetry.Event) {
 // is waited for; a stalled one answers at once. A run that ended is not
 // answered.
 func (a *FD2) answerRead(ack func()) {
-	for {
-		a.mu.Lock()
-		done := a.done
-		a.mu.Unlock()
-		if done {
-			return
-		}
-		if a.reader.Stalled() {
-			break
-		}
-		n, err := a.queued()
-		if err != nil || n == 0 {
-			break
-		}
-		time.Sleep(time.Millisecond) // a condition polled, not a guessed delay
+	if a.until(func() bool { return a.reader.Stalled() || a.drained() }) {
+		ack()
 	}
-	ack()
 }
 
 // answerHeldRead answers a MarkFD2ReadHeld: once the reader is not
@@ -174,26 +160,39 @@ func (a *FD2) answerRead(ack func()) {
 // when nothing else in it moves), so the read takes exactly what the model
 // wrote. A run that ended is not answered.
 func (a *FD2) answerHeldRead(ack func()) {
-	granted := false
+	if !a.until(func() bool { return !a.reader.Stalled() }) {
+		return
+	}
+	a.reader.Grant()
+	if !a.until(a.drained) {
+		return
+	}
+	a.reader.Hold()
+	ack()
+}
+
+// until polls cond (a condition polled, not a guessed delay) and reports
+// whether it held before the run ended.
+func (a *FD2) until(cond func() bool) bool {
 	for {
 		a.mu.Lock()
 		done := a.done
 		a.mu.Unlock()
 		if done {
-			return
+			return false
 		}
-		if !granted {
-			if !a.reader.Stalled() {
-				a.reader.Grant()
-				granted = true
-			}
-		} else if n, err := a.queued(); err != nil || n == 0 {
-			break
+		if cond() {
+			return true
 		}
-		time.Sleep(time.Millisecond) // a condition polled, not a guessed delay
+		time.Sleep(time.Millisecond)
 	}
-	a.reader.Hold()
-	ack()
+}
+
+// drained reports whether the parent's end holds nothing unread (or says
+// nothing: an error ends the wait too).
+func (a *FD2) drained() bool {
+	n, err := a.queued()
+	return err != nil || n == 0
 }
 
 // queued is how many bytes the parent's end has unread (FIONREAD), without

@@ -12,7 +12,6 @@ import (
 	"logjam/scenario"
 	"logjam/signals"
 	"logjam/sim"
-	"logjam/sim/policy"
 	"logjam/telemetry"
 )
 
@@ -24,14 +23,8 @@ const t2Lines = 64 * 4096 / 80
 // to fd 2, a one-page pipe the parent drains, in one write; once T2 waits
 // for room, the main thread's binding call logs one line.
 func heldRoomChild(name string) int {
-	mk, err := policy.ByName(name)
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
-		return 2
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, ReaderAcks: true})
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
+	rt := ackedRuntime(name)
+	if rt == nil {
 		return 2
 	}
 	main := rt.Main

@@ -21,14 +21,8 @@ import (
 // full one-page pipe, has no room; its parent answers the child's marks
 // (Options.ReaderAcks).
 func roomAskChild(name string) int {
-	mk, err := policy.ByName(name)
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
-		return 2
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, ReaderAcks: true})
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
+	rt := ackedRuntime(name)
+	if rt == nil {
 		return 2
 	}
 	main := rt.Main
@@ -36,6 +30,21 @@ func roomAskChild(name string) int {
 	rt.Call(main, "execute", func() *sim.NativeError { return be.ExecuteLogging(main, sim.Info, 1, 80) })
 	rt.In.DumpStreams()
 	return 0
+}
+
+// ackedRuntime is a child's runtime under policy name (Linux, Python 3.12)
+// whose parent answers its marks (Options.ReaderAcks); nil, said on stdout,
+// when it cannot be made.
+func ackedRuntime(name string) *sim.Runtime {
+	mk, err := policy.ByName(name)
+	if err == nil {
+		var rt *sim.Runtime
+		if rt, err = sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, ReaderAcks: true}); err == nil {
+			return rt
+		}
+	}
+	fmt.Fprintln(os.Stdout, err)
+	return nil
 }
 
 // docs/TRUST.md, "What is still time": a room check against a pipe the
