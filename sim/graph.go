@@ -29,6 +29,9 @@ type Graph struct {
 	tel      *telemetry.Writer
 	reported map[string]bool
 	onCycle  func(Cycle)
+	// abandoned reports whether the process's exit no longer waits for t
+	// (a daemon thread once finalization has started); nil: none is.
+	abandoned func(t *Thread) bool
 }
 
 // Edge is one thread of a cycle: what it holds and what it waits for.
@@ -55,6 +58,12 @@ func (g *Graph) changedLocked() {
 			continue
 		}
 		if c, ok := g.cycleFromLocked(t); ok {
+			if g.abandonedLocked(t) {
+				// Only threads the exit does not wait for: they never run
+				// again, and the process goes on to its end (docs/TRUST.md,
+				// "A cycle of daemon threads at exit").
+				continue
+			}
 			key := c.key()
 			if g.reported[key] {
 				continue
@@ -132,6 +141,27 @@ func closesLocked(start *Thread) bool {
 		}
 		cur = next
 	}
+}
+
+// abandonedLocked reports whether every thread waiting in the chain from
+// start is one the exit does not wait for.
+func (g *Graph) abandonedLocked(start *Thread) bool {
+	if g.abandoned == nil {
+		return false
+	}
+	seen := make([]*Thread, 0, 8)
+	for cur := start; cur != nil && cur.waiting != nil && !slices.Contains(seen, cur); {
+		if !g.abandoned(cur) {
+			return false
+		}
+		seen = append(seen, cur)
+		hs := cur.waiting.holders()
+		if len(hs) == 0 || hs[0].ended {
+			break
+		}
+		cur = hs[0]
+	}
+	return true
 }
 
 func describe(edges []Edge) string {

@@ -154,3 +154,37 @@ func TestALockWhoseOwnerEndedClosesTheWait(t *testing.T) {
 		t.Errorf("got %q, want it to say %q", c.Text, want)
 	}
 }
+
+// docs/TRUST.md, "A cycle of daemon threads at exit": once finalization
+// has started, a daemon thread's wait for a lock another daemon took with
+// it when it ended stops nothing (the exit does not wait for daemons):
+// not a cycle. The same wait of a thread the exit waits for is one, and so
+// is the daemon's wait before finalization.
+func TestADaemonsFinalWaitAtExitIsNoCycle(t *testing.T) {
+	in := newInterp(nil, Linux, Version{3, 10, 0})
+	cycles := make(chan Cycle, 8)
+	in.G.onCycle = func(c Cycle) { cycles <- c }
+	main := in.newThread("MainThread", false, true)
+	gone, before, after := in.newThread("daemon-1", true, false), in.newThread("daemon-2", true, false), in.newThread("daemon-3", true, false)
+	worker := in.newThread("worker", false, false)
+	l := in.G.NewLock("the lock of sys.stderr's BufferedWriter")
+	l.Acquire(gone)
+	in.endThread(gone)
+
+	go l.Acquire(before)
+	if c := waitCycle(t, cycles); !strings.Contains(c.Text, "daemon-2") {
+		t.Fatalf("before finalization: got %q, want daemon-2's wait", c.Text)
+	}
+	in.fin.by.Store(main)
+	go l.Acquire(after)
+	in.G.WaitUntil(func() bool { return after.waiting != nil })
+	go l.Acquire(worker)
+	if c := waitCycle(t, cycles); !strings.Contains(c.Text, "worker") {
+		t.Fatalf("at exit: got %q, want the worker's wait (daemon-3's is no cycle)", c.Text)
+	}
+	select {
+	case c := <-cycles:
+		t.Fatalf("at exit, a daemon's wait reported: %q", c.Text)
+	default:
+	}
+}

@@ -108,6 +108,7 @@ func newInterp(tel *telemetry.Writer, p Platform, v Version) *Interp {
 	g := newGraph(tel)
 	in := &Interp{G: g, Tel: tel, Platform: p, Python: v}
 	in.GIL = g.NewLock("the GIL")
+	g.abandoned = func(t *Thread) bool { return t.Daemon && in.Finalizing() }
 	return in
 }
 
