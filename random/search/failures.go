@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -31,7 +32,7 @@ type Finding struct {
 // neither), procs children at a time, with results and findings in run
 // order. A cause's replay and shrink start as soon as every earlier run
 // has ended (its first failure is then known), beside the rest of the
-// search (replayAndShrink says which child goes first). None of that
+// search (searchPriority says which child goes first). None of that
 // changes what is found or printed, only how soon: each result is a
 // function of the verdicts.
 func (r Runner) Hunt(ctx context.Context, seed uint64, n, procs int, f schedule.Filter, budget int) ([]Result, []*Finding, error) {
@@ -60,8 +61,14 @@ type hunt struct {
 	wg    sync.WaitGroup // every replay and shrink
 }
 
-// searchPriority is the search's runs' priority: below every shrink's.
-const searchPriority = 0
+// searchPriority is the search's runs' priority: above every replay's
+// and shrink's (1 + the first failure's ms), and each search worker keeps
+// its slot until the search is done. A cause's replay and shrink wait for
+// its first failure, found by the search: run first, the search ends early
+// and every cause's chain of children is known then, so the longest start
+// first; run in the gaps (as before), a cause found late in the search
+// left its whole chain to the end, alone on an idle machine.
+const searchPriority = math.MaxInt64
 
 func (h *hunt) run(ctx context.Context, n, budget int, draw func(i int) (uint64, schedule.Schedule)) ([]Result, []*Finding, error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -100,19 +107,44 @@ func (h *hunt) run(ctx context.Context, n, budget int, draw func(i int) (uint64,
 			}
 		}
 	}
+	// The heaviest runs first (cost: a forwarder that reads a few bytes at
+	// a time makes a run take seconds where most take tens of ms): started
+	// last, one would end the search late, and its cause's replay and
+	// shrink, as slow, after it. Results stay in run order.
+	runs := make([]struct {
+		seed   uint64
+		s      schedule.Schedule
+		weight int
+	}, n)
+	order := make([]int, n)
+	for i := range runs {
+		runs[i].seed, runs[i].s = draw(i)
+		runs[i].weight = cost(runs[i].s)
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return runs[order[a]].weight > runs[order[b]].weight })
 	next := make(chan int)
 	var search sync.WaitGroup
 	for w := 0; w < h.slots.size; w++ {
 		search.Add(1)
 		go func() {
 			defer search.Done()
+			// A worker keeps its slot from one run to the next until the
+			// search is done: released after each run, it went to a
+			// replay or shrink that was waiting before the worker asked
+			// again, whatever the priorities.
+			if err := h.slots.acquire(ctx, searchPriority); err != nil {
+				for range next { // ended: the rest are not played
+				}
+				return
+			}
+			defer h.slots.release()
 			for i := range next {
-				if err := h.slots.acquire(ctx, searchPriority); err != nil {
+				if ctx.Err() != nil {
 					continue // ended: the rest are not played
 				}
-				seed, s := draw(i)
+				seed, s := runs[i].seed, runs[i].s
 				res, err := h.play(ctx, s)
-				h.slots.release()
 				res.Index, res.Seed = i, seed
 				mu.Lock()
 				if err != nil {
@@ -128,7 +160,10 @@ func (h *hunt) run(ctx context.Context, n, budget int, draw func(i int) (uint64,
 			}
 		}()
 	}
-	for i := 0; i < n && ctx.Err() == nil; i++ {
+	for _, i := range order {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
@@ -141,7 +176,7 @@ func (h *hunt) run(ctx context.Context, n, budget int, draw func(i int) (uint64,
 }
 
 // replayAndShrink replays fd's first failure and, when the replay shows
-// its cause again, shrinks it. Its plays go before the search's, the
+// its cause again, shrinks it. Its plays go after the search's, the
 // longest first failure's first: its shrink is likely the longest chain
 // of slow children, and each cause's children run one after another.
 func (h *hunt) replayAndShrink(ctx context.Context, fd *Finding, budget int) {
