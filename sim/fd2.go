@@ -137,6 +137,10 @@ type PipeRoom struct {
 	// pipe. Graph mutex.
 	held    bool
 	writing int
+	// sigintsDue: SIGINTs on a blocked write a program's observer may
+	// still send or has sent and not yet seen arrive (FD2.SIGINTDue); a
+	// held reader does not read meanwhile. Graph mutex.
+	sigintsDue int
 }
 
 // ResourceName implements Resource.
@@ -315,9 +319,19 @@ func (f *FD2) waitDrainerRead(t *Thread, interruptible bool) (woke bool) {
 	if interruptible && f.wakePending() {
 		return true
 	}
+	return f.awaitDrainerRead(t, interruptible, nil, nil)
+}
+
+// awaitDrainerRead is waitDrainerRead after its look for a pending wake-up:
+// queued (before, if any, runs with the graph mutex held just before t is
+// queued; queued, if any, without it just after), t waits for its turn.
+func (f *FD2) awaitDrainerRead(t *Thread, interruptible bool, before, queued func()) (woke bool) {
 	g := f.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if before != nil {
+		before()
+	}
 	if f.room.trying == t {
 		f.room.trying = nil
 	}
@@ -326,6 +340,11 @@ func (f *FD2) waitDrainerRead(t *Thread, interruptible bool) (woke bool) {
 	t.waits++
 	f.room.queue = append(f.room.queue, t)
 	g.changedLocked()
+	if queued != nil {
+		g.mu.Unlock()
+		queued()
+		g.mu.Lock()
+	}
 	for !(f.room.reads != reads && f.room.trying == nil && f.staleWaiterLocked() == t) &&
 		f.room.readsAreEventsLocked() && !(interruptible && f.room.wakes != wakes) {
 		g.cond.Wait()
@@ -378,6 +397,7 @@ func (f *FD2) drainWake() {
 // (drainWake) once, before its first call.
 func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno unix.Errno) {
 	defer f.endTurn(t)
+	f.awaitInFlight(t)
 	if e := f.refuse(t, b); e != 0 {
 		return 0, e
 	}
@@ -436,7 +456,10 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno u
 			continue
 		}
 		if f.holdable() {
-			f.hold()
+			if f.holdAndWait(t, interruptible && f.wake[0] >= 0) {
+				f.drainWake()
+				return n, eintrIf(n == 0)
+			}
 			continue
 		}
 		if !interruptible || f.wake[0] < 0 {
@@ -535,6 +558,7 @@ func (f *FD2) TryWrite(t *Thread, b []byte) int {
 // TryWriteErr is TryWrite that also returns the errno of a refused write
 // (0: none).
 func (f *FD2) TryWriteErr(t *Thread, b []byte) (int, unix.Errno) {
+	f.awaitInFlight(t)
 	if f.HeldBusy(t) {
 		// The room the parent's next read frees is the waiting writers'.
 		return 0, 0

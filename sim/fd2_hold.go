@@ -86,22 +86,37 @@ func (f *FD2) endWriting() {
 	f.g.mu.Unlock()
 }
 
-// hold makes the parent's reads the model's events, if they are not yet:
-// it asks the reader to hold and starts parentReads.
-func (f *FD2) hold() {
+// holdAndWait is t's wait after its write(2) found the pipe full: if the
+// parent's reads are not the model's events yet, they are from this write
+// on (held, and t first in the queue, in one step), and only then is the
+// reader asked to hold (MarkFD2Hold) and parentReads started; then t waits
+// for its turn as any writer behind a held reader does. Before, t queued
+// only once the parent had answered the hold: meanwhile another thread's
+// line went straight into the pipe or queued behind t as that round trip
+// fell (random search: merged, nightly seed 111274240, LOST or DOUBLEINT;
+// docs/TRUST.md, "Whose bytes the parent's read lets in").
+func (f *FD2) holdAndWait(t *Thread, interruptible bool) (woke bool) {
+	if interruptible && f.wakePending() {
+		return true
+	}
 	f.holdMu.Lock()
-	defer f.holdMu.Unlock()
 	if f.Held() {
-		return
+		f.holdMu.Unlock()
+		return f.awaitDrainerRead(t, interruptible, nil, nil)
 	}
-	if !f.ask(telemetry.MarkFD2Hold) {
-		return
-	}
-	f.g.mu.Lock()
-	f.room.held = true
-	f.g.changedLocked()
-	f.g.mu.Unlock()
-	go f.parentReads()
+	return f.awaitDrainerRead(t, interruptible, func() {
+		f.room.held = true
+	}, func() {
+		defer f.holdMu.Unlock()
+		if !f.ask(telemetry.MarkFD2Hold) {
+			f.g.mu.Lock()
+			f.room.held = false
+			f.g.changedLocked()
+			f.g.mu.Unlock()
+			return
+		}
+		go f.parentReads()
+	})
 }
 
 // parentReads asks the parent for each read once nothing else in the model
@@ -117,7 +132,7 @@ func (f *FD2) parentReads() {
 				idle = true
 				return true
 			}
-			if !g.onlyTheParentMovesLocked(true) {
+			if r.sigintsDue > 0 || !g.onlyTheParentMovesLocked(true) {
 				return false
 			}
 			n, err := pipes.Queued(2)
@@ -164,4 +179,55 @@ func (f *FD2) parentDrained() {
 	for f.room.trying != nil || f.staleWaiterLocked() != nil {
 		g.cond.Wait()
 	}
+}
+
+// awaitInFlight is the start of a write to fd 2 (a write(2), a
+// non-blocking try) by the GIL's holder: it comes once every other thread
+// that dropped the GIL for native code (a FileIO write(2), a released
+// flush) has reached its next wait (for room on fd 2, a lock, the GIL) or
+// ended. The holder got the GIL from such a thread, or past it; without
+// this, whether that thread's write(2) found the pipe before or after the
+// holder's lines was the scheduler's (random search: merged, nightly seed
+// 111274240, a flush that drops the GIL and another thread's lines logged
+// with it held: LOST or DOUBLEINT; docs/TRUST.md, "Whose bytes the
+// parent's read lets in").
+func (f *FD2) awaitInFlight(t *Thread) {
+	if t == nil || !t.HoldsGIL() {
+		return
+	}
+	g := f.g
+	g.mu.Lock()
+	g.parkLocked(t, func() bool { return !g.inFlightUnwaitingLocked(t) })
+	g.mu.Unlock()
+}
+
+// inFlightUnwaitingLocked reports whether a thread other than self dropped
+// the GIL for native code that ends by itself and waits for nothing yet
+// (not even for room on fd 2, which the release barrier does not take for
+// settled). Graph mutex held.
+func (g *Graph) inFlightUnwaitingLocked(self *Thread) bool {
+	for _, o := range g.threads {
+		if o != self && !o.native && o.released && !o.ended && o.waiting == nil && o.parked == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// SIGINTDue says that an observer of the program may send a SIGINT on a
+// blocked write and has not yet decided, or its SIGINT has not yet reached
+// the model; SIGINTSettled that it is done. Meanwhile the held reader does
+// not read (parentReads): whether a read came before the SIGINT ended the
+// write, and so whether the hold ended with it, was the scheduler's
+// (random search: merged, nightly seed 111274240).
+func (f *FD2) SIGINTDue() { f.addSIGINTsDue(1) }
+
+// SIGINTSettled ends a SIGINTDue.
+func (f *FD2) SIGINTSettled() { f.addSIGINTsDue(-1) }
+
+func (f *FD2) addSIGINTsDue(d int) {
+	f.g.mu.Lock()
+	f.room.sigintsDue += d
+	f.g.changedLocked()
+	f.g.mu.Unlock()
 }

@@ -65,13 +65,17 @@ type sinkPlayer struct {
 // in flight races it (random search: merged, seed 41205, the reader read
 // again while the blocked-write SIGINT was on its way: LOST or MISROUTED
 // as the write was interrupted or not).
+// The model's fd 2 is told too (FD2.SIGINTDue): its held reader does not
+// read meanwhile.
 type pendingSIGINTs struct {
+	fd2  *sim.FD2
 	mu   sync.Mutex
 	cond *sync.Cond
 	n    int
 }
 
 func (q *pendingSIGINTs) arm() {
+	q.fd2.SIGINTDue()
 	q.mu.Lock()
 	if q.cond == nil {
 		q.cond = sync.NewCond(&q.mu)
@@ -85,6 +89,7 @@ func (q *pendingSIGINTs) done() {
 	q.n--
 	q.cond.Broadcast()
 	q.mu.Unlock()
+	q.fd2.SIGINTSettled()
 }
 
 // wait returns once no armed observer is undecided.
@@ -99,6 +104,7 @@ func (q *pendingSIGINTs) wait() {
 func (p *sinkPlayer) play() *sim.PyErr {
 	e, k := p.e, p.s
 	rt, in, main := e.RT, e.RT.In, e.Main
+	p.sigints.fd2 = rt.FD2
 	var capture *sim.FD2Capture
 	if k.FD2.Kind == schedule.FD2IPyKernel || k.FD2.Kind == schedule.FD2Wurlitzer {
 		style := sim.IPyKernel
@@ -144,6 +150,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 			sigint := mayInterrupt && t == main && !p.exiting.Load()
 			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT: %v; read again once %d ms have passed and only the reader can move", sigint, k.FD2.StallMs)})
 			if sigint {
+				p.untilOnlyTheParentMoves()
 				var at sim.WaitState
 				rt.G.WaitUntil(func() bool { at = t.WaitStateLocked(); return true })
 				sig := rt.In.Signals
@@ -409,6 +416,17 @@ func (p *sinkPlayer) resumeOnceSettled(t *sim.Thread, what string, ms int) {
 	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
 }
 
+// untilOnlyTheParentMoves is the barrier before a SIGINT on a blocked
+// write: nothing in the model moves before it arrives
+// (Graph.WaitUntilOnlyTheParentMoves), so what the other threads did
+// meanwhile is the model's state, not the parent's pace (random search:
+// merged, nightly seed 111274240: the SIGINT asked as soon as the main
+// thread's flush blocked ended it before or after another thread's lines
+// and the held reader's read, LOST or DOUBLEINT).
+func (p *sinkPlayer) untilOnlyTheParentMoves() {
+	p.e.RT.G.WaitUntilOnlyTheParentMoves(p.s.Stderr.Kind == schedule.StderrSignalWait)
+}
+
 // sigintThenResume sends the stall's SIGINT on target's blocked
 // write (and, with twice, a second one, as I7 does, once the first reached
 // the model and the target waits for room anew in a wait a signal can
@@ -418,10 +436,14 @@ func (p *sinkPlayer) resumeOnceSettled(t *sim.Thread, what string, ms int) {
 // never wait again).
 func (p *sinkPlayer) sigintThenResume(target *sim.Thread, ms int, twice bool) {
 	e, rt, sig := p.e, p.e.RT, p.e.RT.In.Signals
+	p.untilOnlyTheParentMoves()
 	var at sim.WaitState
 	rt.G.WaitUntil(func() bool { at = target.WaitStateLocked(); return true })
 	why := ""
 	for i := 1; i <= 2; i++ {
+		if i > 1 {
+			p.untilOnlyTheParentMoves()
+		}
 		seen := sig.Trips()
 		rt.Tel.Emit(telemetry.Observed{Thread: target.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT %d", i)})
 		askSIGINT(e)
