@@ -43,6 +43,8 @@ func TestMain(m *testing.M) {
 			os.Exit(roomAskChild(rest))
 		case "held-room":
 			os.Exit(heldRoomChild(rest))
+		case "in-flight":
+			os.Exit(inFlightChild(rest))
 		}
 		os.Exit(2)
 	}

@@ -1,0 +1,123 @@
+package policy_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"logjam/harness/cell"
+	"logjam/scenario"
+	"logjam/signals"
+	"logjam/sim"
+	"logjam/sim/policy"
+	"logjam/telemetry"
+)
+
+// inFlightChild (spec "policy"): with the parent's reader stalled, the
+// main thread fills most of fd 2's one-page pipe; T2 takes the GIL, drops
+// it for a write(2) of two pages (which finds no room) and is slow to get
+// there (a planted 50 ms, the window a loaded machine opens); the main
+// thread, next in the GIL's queue, logs one line outside a call (direct,
+// GIL held). The child asks the reader to read again once only it can
+// move.
+func inFlightChild(name string) int {
+	mk, err := policy.ByName(name)
+	if err != nil {
+		fmt.Fprintln(os.Stdout, err)
+		return 2
+	}
+	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, ReaderAcks: true})
+	if err != nil {
+		fmt.Fprintln(os.Stdout, err)
+		return 2
+	}
+	main := rt.Main
+	rt.FD2.WriteDirect(main, bytes.Repeat([]byte(fmt.Sprintf("%-79s\n", "filler")), 40))
+	blob := bytes.Repeat([]byte(fmt.Sprintf("%-79s\n", "T2 flush")), 2*4096/80)
+	t2 := rt.In.Start("T2", false, func(t *sim.Thread) *sim.PyErr {
+		t.ReleaseGILNative()
+		time.Sleep(50 * time.Millisecond) // planted: T2 in flight, not yet at its write(2)
+		rt.FD2.WriteDirect(t, blob)
+		t.AcquireGIL()
+		return nil
+	})
+	rt.G.WaitUntil(func() bool { return slices.Contains(rt.In.GIL.WaitersLocked(), t2) })
+	go func() {
+		rt.G.WaitUntilOnlyTheParentMoves(false)
+		rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+	}()
+	main.ReleaseGIL()
+	main.AcquireGIL() // after T2, which drops the GIL for its write
+	rt.Log(main, sim.Info, "module.cpp", 58, "%s", "main's line")
+	main.Join(t2)
+	rt.In.DumpStreams()
+	return 0
+}
+
+// docs/TRUST.md, "Whose bytes the parent's read lets in": the GIL's holder
+// writes to fd 2 only once a thread that dropped the GIL for its write(2)
+// has reached its next wait, so T2's write finds the pipe full first and
+// the main thread's line waits its turn behind it, however long T2 took to
+// get there. Before, the line went into the pipe ahead of T2's write or
+// behind it as the scheduler ran the two (random search: merged, nightly
+// seed 111274240, LOST or DOUBLEINT).
+func TestAWriteInFlightReachesFD2BeforeTheGILHoldersLine(t *testing.T) {
+	for _, pol := range []string{"merged", "adaptive"} {
+		t.Run(pol, func(t *testing.T) {
+			out := inFlightRun(t, pol)
+			line, blob := bytes.Index(out, []byte("main's line")), bytes.Index(out, []byte("T2 flush"))
+			if line < 0 || blob < 0 {
+				t.Fatalf("fd 2 lacks main's line (%d) or T2's write (%d):\n%s", line, blob, out)
+			}
+			if line < blob {
+				t.Fatalf("main's line reached fd 2 before T2's write, which was under way first")
+			}
+		})
+	}
+}
+
+// inFlightRun plays inFlightChild under pol with the suites' own parent
+// side of fd 2 (cell.ArrangeFD2, stalled until the child resumes it) and
+// returns fd 2's bytes.
+func inFlightRun(t *testing.T, pol string) []byte {
+	fd2, err := cell.ArrangeFD2(scenario.FD2ParentPipe, true, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	telR, telW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=in-flight "+pol, telemetry.FDEnv+"=3")
+	cmd.Stderr, cmd.ExtraFiles = fd2.Child(), []*os.File{telW}
+	if err := cmd.Start(); err != nil {
+		fd2.Abandon()
+		t.Fatal(err)
+	}
+	telW.Close()
+	fd2.AckReads(func() { _ = cmd.Process.Signal(signals.StallAck) })
+	stuck := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() }) // a bound on a stuck child, not a timing claim
+	defer stuck.Stop()
+	var evs []string
+	telemetry.Read(telR, func(ev telemetry.Event) {
+		evs = append(evs, string(ev.Raw))
+		fd2.OnEvent(ev)
+	})
+	err = cmd.Wait()
+	out, cerr := fd2.Collect()
+	if err != nil {
+		for _, e := range evs {
+			t.Log(e)
+		}
+		t.Fatalf("child: %v", err)
+	}
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	return out
+}
