@@ -126,6 +126,13 @@ func (r *Reader) Hold() {
 	r.mu.Unlock()
 }
 
+// Held reports whether the reader is held (Hold, and no Release since).
+func (r *Reader) Held() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held
+}
+
 // Grant lets a held reader read (while not stalled) until the next Hold.
 func (r *Reader) Grant() {
 	r.mu.Lock()

@@ -96,7 +96,16 @@ func (f *FD2) AskStall() { f.ask(telemetry.MarkFD2Stall) }
 // (nothing asked) for any other fd 2, one drained in-process (its drainer
 // has barriers of its own), or no parent that answers.
 func (f *FD2) AskReader() bool {
-	if f.Kind != FDPipe || f.inProcessDrainer() || f.Held() {
+	if f.Kind != FDPipe || f.inProcessDrainer() {
+		return false
+	}
+	// A hold starts before this ask or after its answer (holdMu): asked of
+	// a reader held meanwhile, the answer (the pipe read empty) would never
+	// come, and the proxy's reads wait for this thread (random search:
+	// logjam, seed 114, HANG with no cycle in 2 of 24 plays).
+	f.holdMu.Lock()
+	defer f.holdMu.Unlock()
+	if f.Held() {
 		return false
 	}
 	return f.ask(telemetry.MarkFD2Read)

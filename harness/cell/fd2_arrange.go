@@ -146,10 +146,10 @@ func (a *FD2) OnEvent(ev telemetry.Event) {
 // answerRead answers a MarkFD2Read: it waits until the reader is stalled
 // or the pipe holds nothing (the reader read it), then acks. The child's
 // room check waits for the answer, so a reader the load kept off the CPU
-// is waited for; a stalled one answers at once. A run that ended is not
-// answered.
+// is waited for; a stalled or held one answers at once. A run that ended
+// is not answered.
 func (a *FD2) answerRead(ack func()) {
-	if a.until(func() bool { return a.reader.Stalled() || a.drained() }) {
+	if a.until(func() bool { return a.reader.Stalled() || a.reader.Held() || a.drained() }) {
 		ack()
 	}
 }
