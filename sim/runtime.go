@@ -233,6 +233,12 @@ func (rt *Runtime) exception(t *Thread, nerr *NativeError) *PyErr {
 // Abort is the runtime's abort(): a real SIGABRT, so the parent sees
 // "killed by signal 6" as after a C abort().
 func (rt *Runtime) Abort(why string) {
+	// A write(2) another thread dropped the GIL for ends first, or reaches
+	// its next wait: whether its bytes were out before the process died
+	// was the scheduler's (random search: pystderr, a thread's line whose
+	// decode error terminates the process while main's flush of its line
+	// was in flight: main's line lost in 6 of 480 plays; docs/TRUST.md).
+	rt.G.WaitUntil(func() bool { return !rt.G.inFlightUnwaitingLocked(nil) })
 	rt.Tel.Emit(telemetry.Abort{Why: why})
 	signals.DieBy(syscall.SIGABRT)
 }

@@ -43,6 +43,8 @@ func TestMain(m *testing.M) {
 			os.Exit(roomAskChild(rest))
 		case "held-room":
 			os.Exit(heldRoomChild(rest))
+		case "abort-in-flight":
+			os.Exit(abortInFlightChild(rest))
 		case "in-flight":
 			os.Exit(inFlightChild(rest))
 		}
