@@ -231,3 +231,6 @@ func (f *FD2) addSIGINTsDue(d int) {
 	f.g.changedLocked()
 	f.g.mu.Unlock()
 }
+
+// AwaitInFlight is awaitInFlight for a policy's room check.
+func (f *FD2) AwaitInFlight(t *Thread) { f.awaitInFlight(t) }

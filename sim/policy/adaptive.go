@@ -59,7 +59,7 @@ func (p *adaptiveSink) Emit(t *sim.Thread, l sim.Line) {
 	case !t.InCall():
 		p.directLine(t, l, "outside a call, no room check")
 	case p.call(t).direct:
-		if p.roomCheck(RoomWait, p.rules.careful) {
+		if p.roomCheck(t, RoomWait, p.rules.careful) {
 			p.directLine(t, l, "direct, room on fd 2")
 			return
 		}

@@ -76,10 +76,16 @@ const RoomWait = 100 * time.Millisecond
 // room. careful selects the merged fix's macOS rule (a pipe reported as
 // <= 16 KiB is full once 512 bytes are queued) over trusting poll, which on
 // the macos profile answers as XNU does and can report room that is not there.
-func (k *kit) roomCheck(wait time.Duration, careful bool) (room bool) {
+//
+// It looks only once no other thread's write is in flight
+// (FD2.AwaitInFlight): whether a write that just let the GIL go has
+// filled the pipe, or held its reader, is then the model's state (random
+// search: merged, nightly seed 293725235).
+func (k *kit) roomCheck(t *sim.Thread, wait time.Duration, careful bool) (room bool) {
 	if k.rt.FD2.Kind != sim.FDPipe {
 		return true
 	}
+	k.rt.FD2.AwaitInFlight(t)
 	defer func() {
 		if !room {
 			k.rt.FD2.NoteNoRoom() // the stall is felt (scenario barriers)
@@ -160,7 +166,7 @@ func (k *kit) writeBoundedErr(t *sim.Thread, b []byte, wait time.Duration) (int,
 		left := max(time.Until(deadline), 0)
 		var room bool
 		if fd2.Kind == sim.FDPipe {
-			room = k.roomCheck(left, true)
+			room = k.roomCheck(t, left, true)
 		} else {
 			room, _ = pipes.PollWritable(2, left)
 		}
@@ -281,7 +287,7 @@ func (k *kit) directWhileRoom(t *sim.Thread, tk taken, careful bool) (leftLines,
 		all = append([][]byte{tk.note}, all...)
 	}
 	for i, l := range all {
-		if !k.roomCheck(RoomWait, careful) {
+		if !k.roomCheck(t, RoomWait, careful) {
 			for _, r := range all[i:] {
 				leftLines++
 				leftBytes += len(r)

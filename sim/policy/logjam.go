@@ -64,7 +64,7 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		c.direct, c.stalled = false, true
 		p.keep(t, l, "no room on fd 2 (or another writer) for 100 ms")
 	case t.InCall() && c.stalled: // re-check with no wait; on room, catch up and go direct
-		if p.roomNow() && p.rt.Stdio.TryAcquire(t) {
+		if p.roomNow(t) && p.rt.Stdio.TryAcquire(t) {
 			if p.catchUpLocked(t, c) {
 				n := p.writeBounded(t, l.Bytes, RoomWait)
 				if 0 < n && n < len(l.Bytes) {
@@ -176,10 +176,10 @@ func (p *logjamSink) tryDirect(t *sim.Thread, l sim.Line, wait time.Duration, wh
 // roomNow is the stalled call's re-check, with no wait: a pipe's room
 // check, a terminal's POLLOUT (a stalled terminal takes nothing), a file
 // always.
-func (p *logjamSink) roomNow() bool {
+func (p *logjamSink) roomNow(t *sim.Thread) bool {
 	switch p.rt.FD2.Kind {
 	case sim.FDPipe:
-		return p.roomCheck(0, true)
+		return p.roomCheck(t, 0, true)
 	case sim.FDTTY:
 		room, _ := pipes.PollWritable(2, 0)
 		return room
