@@ -3,17 +3,14 @@ package policy_test
 import (
 	"bytes"
 	"errors"
-	"os"
 	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
 
-	"logjam/harness/cell"
 	"logjam/scenario"
 	"logjam/sim"
-	"logjam/telemetry"
 )
 
 // abortInFlightChild (spec "policy"): T2 takes the GIL, drops it for a
@@ -48,33 +45,10 @@ func abortInFlightChild(name string) int {
 // process while main's flush was in flight: main's line lost in 6 of 480
 // plays).
 func TestAnAbortComesAfterAWriteInFlight(t *testing.T) {
-	fd2, err := cell.ArrangeFD2(scenario.FD2File, false, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	telR, telW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=abort-in-flight pystderr", telemetry.FDEnv+"=3")
-	cmd.Stderr, cmd.ExtraFiles = fd2.Child(), []*os.File{telW}
-	if err := cmd.Start(); err != nil {
-		fd2.Abandon()
-		t.Fatal(err)
-	}
-	telW.Close()
-	stuck := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() }) // a bound on a stuck child, not a timing claim
-	defer stuck.Stop()
-	telemetry.Read(telR, func(telemetry.Event) {})
-	err = cmd.Wait()
-	out, cerr := fd2.Collect()
+	out, err := parentSide(t, "abort-in-flight pystderr", scenario.FD2File, false, nil)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGABRT {
 		t.Fatalf("child: %v, want killed by SIGABRT", err)
-	}
-	if cerr != nil {
-		t.Fatal(cerr)
 	}
 	if !bytes.Contains(out, []byte("T2's line")) {
 		t.Fatalf("fd 2 lacks T2's line, whose write(2) was under way before the abort: %q", out)

@@ -3,14 +3,9 @@ package policy_test
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"testing"
-	"time"
 
-	"logjam/harness/cell"
 	"logjam/scenario"
-	"logjam/signals"
 	"logjam/sim"
 	"logjam/telemetry"
 )
@@ -63,46 +58,16 @@ func TestARoomCheckBesideAWriteWaitingForTheParentFindsNone(t *testing.T) {
 }
 
 // heldRoomRun plays heldRoomChild under pol with the suites' own parent
-// side of fd 2 (cell.ArrangeFD2, reading on) and returns main's line's route.
+// side of fd 2 (reading on) and returns main's line's route.
 func heldRoomRun(t *testing.T, pol string) string {
-	fd2, err := cell.ArrangeFD2(scenario.FD2ParentPipe, false, 4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	telR, telW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=held-room "+pol, telemetry.FDEnv+"=3")
-	cmd.Stderr, cmd.ExtraFiles = fd2.Child(), []*os.File{telW}
-	if err := cmd.Start(); err != nil {
-		fd2.Abandon()
-		t.Fatal(err)
-	}
-	telW.Close()
-	fd2.AckReads(func() { _ = cmd.Process.Signal(signals.StallAck) })
-	stuck := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() }) // a bound on a stuck child, not a timing claim
-	defer stuck.Stop()
 	route := ""
-	var evs []string
-	telemetry.Read(telR, func(ev telemetry.Event) {
-		evs = append(evs, string(ev.Raw))
-		fd2.OnEvent(ev)
+	out, err := parentSide(t, "held-room "+pol, scenario.FD2ParentPipe, false, func(ev telemetry.Event) {
 		if r, ok := telemetry.As[telemetry.Route](ev); ok && r.Thread == "MainThread" && route == "" {
 			route = r.Route
 		}
 	})
-	err = cmd.Wait()
-	out, cerr := fd2.Collect()
 	if err != nil {
-		for _, e := range evs {
-			t.Log(e)
-		}
 		t.Fatalf("child: %v", err)
-	}
-	if cerr != nil {
-		t.Fatal(cerr)
 	}
 	if n := bytes.Count(out, []byte("T2 flush")); n != t2Lines {
 		t.Errorf("fd 2 holds %d of T2's %d lines", n, t2Lines)

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"testing"
 	"time"
 
-	"logjam/harness/cell"
 	"logjam/scenario"
-	"logjam/signals"
 	"logjam/sim"
 	"logjam/sim/policy"
 	"logjam/telemetry"
@@ -81,43 +78,12 @@ func TestAWriteInFlightReachesFD2BeforeTheGILHoldersLine(t *testing.T) {
 }
 
 // inFlightRun plays inFlightChild under pol with the suites' own parent
-// side of fd 2 (cell.ArrangeFD2, stalled until the child resumes it) and
-// returns fd 2's bytes.
+// side of fd 2 (stalled until the child resumes it) and returns fd 2's
+// bytes.
 func inFlightRun(t *testing.T, pol string) []byte {
-	fd2, err := cell.ArrangeFD2(scenario.FD2ParentPipe, true, 4096)
+	out, err := parentSide(t, "in-flight "+pol, scenario.FD2ParentPipe, true, nil)
 	if err != nil {
-		t.Fatal(err)
-	}
-	telR, telW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=in-flight "+pol, telemetry.FDEnv+"=3")
-	cmd.Stderr, cmd.ExtraFiles = fd2.Child(), []*os.File{telW}
-	if err := cmd.Start(); err != nil {
-		fd2.Abandon()
-		t.Fatal(err)
-	}
-	telW.Close()
-	fd2.AckReads(func() { _ = cmd.Process.Signal(signals.StallAck) })
-	stuck := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() }) // a bound on a stuck child, not a timing claim
-	defer stuck.Stop()
-	var evs []string
-	telemetry.Read(telR, func(ev telemetry.Event) {
-		evs = append(evs, string(ev.Raw))
-		fd2.OnEvent(ev)
-	})
-	err = cmd.Wait()
-	out, cerr := fd2.Collect()
-	if err != nil {
-		for _, e := range evs {
-			t.Log(e)
-		}
 		t.Fatalf("child: %v", err)
-	}
-	if cerr != nil {
-		t.Fatal(cerr)
 	}
 	return out
 }
