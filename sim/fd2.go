@@ -288,10 +288,13 @@ func (f *FD2) Drained(drainer *Thread) {
 	// its read until it is queued, a holder that lets the GIL go waits for
 	// it (Thread.queuing), so the FIFO queue, not the scheduler, decides
 	// whether a writer that went on after its turn lets the GIL go to the
-	// drainer or to another thread.
-	drainer.queuing = true
+	// drainer or to another thread. A nil drainer is the parent's held
+	// reader (parentReads): nothing of it asks for the GIL.
+	if drainer != nil {
+		drainer.queuing = true
+	}
 	g.changedLocked()
-	for f.room.trying != nil || f.staleWaiterLocked() != nil || g.inFlightLocked(drainer) {
+	for f.room.trying != nil || f.staleWaiterLocked() != nil || drainer != nil && g.inFlightLocked(drainer) {
 		g.cond.Wait()
 	}
 }
@@ -406,7 +409,7 @@ func (f *FD2) drainWake() {
 // (drainWake) once, before its first call.
 func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno unix.Errno) {
 	defer f.endTurn(t)
-	f.awaitInFlight(t)
+	f.AwaitInFlight(t)
 	if e := f.refuse(t, b); e != 0 {
 		return 0, e
 	}
@@ -567,7 +570,7 @@ func (f *FD2) TryWrite(t *Thread, b []byte) int {
 // TryWriteErr is TryWrite that also returns the errno of a refused write
 // (0: none).
 func (f *FD2) TryWriteErr(t *Thread, b []byte) (int, unix.Errno) {
-	f.awaitInFlight(t)
+	f.AwaitInFlight(t)
 	if f.HeldBusy(t) {
 		// The room the parent's next read frees is the waiting writers'.
 		return 0, 0

@@ -121,7 +121,7 @@ func (f *FD2) holdAndWait(t *Thread, interruptible bool) (woke bool) {
 
 // parentReads asks the parent for each read once nothing else in the model
 // moves (onlyTheParentMovesLocked), and hands the room it made to the
-// waiting writers (parentDrained); it ends the hold once no write call is
+// waiting writers (Drained); it ends the hold once no write call is
 // left on the pipe.
 func (f *FD2) parentReads() {
 	g, r := f.g, f.room
@@ -145,7 +145,7 @@ func (f *FD2) parentReads() {
 			continue
 		}
 		f.ask(telemetry.MarkFD2ReadHeld)
-		f.parentDrained()
+		f.Drained(nil) // the parent's read: no drainer thread of ours
 	}
 }
 
@@ -167,23 +167,9 @@ func (f *FD2) release() bool {
 	return true
 }
 
-// parentDrained is Drained for the parent's read: the writers waiting for
-// room try again one at a time, in the order they began to wait; it
-// returns once each has had its turn.
-func (f *FD2) parentDrained() {
-	g := f.g
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	f.room.reads++
-	g.changedLocked()
-	for f.room.trying != nil || f.staleWaiterLocked() != nil {
-		g.cond.Wait()
-	}
-}
-
-// awaitInFlight is the start of a write to fd 2 (a write(2), a
-// non-blocking try) by the GIL's holder: it comes once every other thread
-// that dropped the GIL for native code (a FileIO write(2), a released
+// AwaitInFlight is the start of a write to fd 2 (a write(2), a
+// non-blocking try, a policy's room check) by the GIL's holder: it comes
+// once every other thread that dropped the GIL for native code (a FileIO write(2), a released
 // flush) has reached its next wait (for room on fd 2, a lock, the GIL) or
 // ended. The holder got the GIL from such a thread, or past it; without
 // this, whether that thread's write(2) found the pipe before or after the
@@ -191,13 +177,15 @@ func (f *FD2) parentDrained() {
 // 111274240, a flush that drops the GIL and another thread's lines logged
 // with it held: LOST or DOUBLEINT; docs/TRUST.md, "Whose bytes the
 // parent's read lets in").
-func (f *FD2) awaitInFlight(t *Thread) {
-	if t == nil || !t.HoldsGIL() {
+func (f *FD2) AwaitInFlight(t *Thread) {
+	if t == nil {
 		return
 	}
 	g := f.g
 	g.mu.Lock()
-	g.parkLocked(t, func() bool { return !g.inFlightUnwaitingLocked(t) })
+	if t.in.GIL.OwnerLocked() == t {
+		g.parkLocked(t, func() bool { return !g.inFlightUnwaitingLocked(t) })
+	}
 	g.mu.Unlock()
 }
 
@@ -231,6 +219,3 @@ func (f *FD2) addSIGINTsDue(d int) {
 	f.g.changedLocked()
 	f.g.mu.Unlock()
 }
-
-// AwaitInFlight is awaitInFlight for a policy's room check.
-func (f *FD2) AwaitInFlight(t *Thread) { f.awaitInFlight(t) }
