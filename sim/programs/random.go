@@ -43,12 +43,10 @@ type sinkPlayer struct {
 	// stallEnded: the stall of fd 2 has been ended (by a blocked write or
 	// the abort), once.
 	stallEnded atomic.Bool
-	// exiting: the script is done and the interpreter exits; a Ctrl-C then
-	// has no caller to reach (the contract's edge), so none is sent.
-	exiting atomic.Bool
 	// scriptDone: the main thread has joined every thread; the script's
-	// last statement is behind it, so a stall at a line sends no SIGINT
-	// from here on (it would reach no caller: the contract's edge).
+	// last statement is behind it, so neither the stall at the start nor
+	// one at a line sends a SIGINT from here on (it would reach no caller:
+	// the contract's edge).
 	scriptDone atomic.Bool
 	// stalls: the stalls that start at marks (schedule.Stall); live[i]
 	// while stall i is on and not yet felt.
@@ -147,7 +145,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 				}
 				return
 			}
-			sigint := mayInterrupt && t == main && !p.exiting.Load()
+			sigint := mayInterrupt && t == main && !p.scriptDone.Load()
 			rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "room on fd 2", Then: fmt.Sprintf("SIGINT: %v; read again once %d ms have passed and only the reader can move", sigint, k.FD2.StallMs)})
 			if sigint {
 				p.untilOnlyTheParentMoves()
@@ -213,7 +211,6 @@ func (p *sinkPlayer) play() *sim.PyErr {
 	if k.Daemons > 0 {
 		exc = daemonsLogAtExit(e, k.Daemons, false, false)
 	}
-	p.exiting.Store(true)
 	return exc
 }
 
