@@ -53,22 +53,34 @@ func newSignals(in *Interp, wake func()) *Signals {
 	return s
 }
 
-// listen bridges real SIGINTs into the model: each one is recorded and
-// trips the pending flag.
+// listen bridges real SIGINTs into the model (arrive).
 func (s *Signals) listen() {
-	signals.Bridge(syscall.SIGINT, func() {
-		s.in.Tel.Emit(telemetry.Signal{Signal: "SIGINT"})
-		s.trip()
-		if s.wake != nil {
-			s.wake()
-		}
-		s.mu.Lock()
-		arrived := s.onArrival
-		s.mu.Unlock()
-		if arrived != nil {
-			arrived()
-		}
-	})
+	signals.Bridge(syscall.SIGINT, s.arrive)
+}
+
+// arrive is a real SIGINT reaching the model: the pending flag and the
+// wake-up of a blocked write(2) are one step (a check of the flag waits for
+// it, s.mu), and only then do the threads waiting for a SIGINT wake
+// (onTrip). Before, the flag woke them first: the main thread could take
+// the KeyboardInterrupt and begin a blocking write whose call the late
+// wake-up then ended (EINTR), or not, as the scheduler ran this goroutine
+// (random search: merged, nightly seed 380778263, DOUBLEINT or LOST;
+// docs/TRUST.md, "A signal's two halves").
+func (s *Signals) arrive() {
+	s.in.Tel.Emit(telemetry.Signal{Signal: "SIGINT"})
+	s.mu.Lock()
+	s.tripped = true
+	if s.wake != nil {
+		s.wake()
+	}
+	onTrip, arrived := s.onTrip, s.onArrival
+	s.mu.Unlock()
+	if onTrip != nil {
+		onTrip()
+	}
+	if arrived != nil {
+		arrived()
+	}
 }
 
 // Kind is the installed handler.
