@@ -2,11 +2,17 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
 
+	"logjam/harness/cell"
+	"logjam/harness/report"
+	"logjam/internal/config"
+	"logjam/scenario"
 	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
@@ -43,6 +49,7 @@ func TestEveryRunReplaysAlike(t *testing.T) {
 			for sd := range seeds {
 				s := Draw(sd, schedule.Filter{})
 				var got [3]string
+				var outs [3]*cell.Outcome
 				ok := false
 				for i := range got {
 					out, err := r.Run(ctx, s)
@@ -50,13 +57,14 @@ func TestEveryRunReplaysAlike(t *testing.T) {
 						t.Errorf("seed %d: %v", sd, err)
 						return
 					}
+					outs[i] = out
 					got[i] = Class(s, out.Observed, out.Cycle)
 					ok = i == 0 && out.Observed == verdict.OK || i > 0 && ok
 				}
 				mu.Lock()
 				if got[0] != got[1] || got[0] != got[2] {
 					disagree++
-					t.Errorf("seed %d: %v", sd, got)
+					t.Errorf("seed %d: %v; the three plays' evidence: %s", sd, got, keepPlays(r, sd, s, outs))
 				}
 				if !ok {
 					failing++
@@ -71,4 +79,27 @@ func TestEveryRunReplaysAlike(t *testing.T) {
 	close(seeds)
 	wg.Wait()
 	t.Logf("%d runs from seed %d (profile %s), each replayed twice: %d failing, %d disagreed", n, seed, profile, failing, disagree)
+}
+
+// keepPlays leaves the evidence bundle of each play of a seed whose plays
+// disagreed in reports/determinism/seed-N/play-K (a flake is found by
+// comparing them) and returns the folder.
+func keepPlays(r Runner, seed uint64, s schedule.Schedule, outs [3]*cell.Outcome) string {
+	wd, _ := os.Getwd()
+	cfg, err := config.Find(wd)
+	if err != nil {
+		return "(not kept: " + err.Error() + ")"
+	}
+	dir := filepath.Join(filepath.Dir(cfg), "reports", "determinism", fmt.Sprintf("seed-%d", seed))
+	for i, out := range outs {
+		c := report.Cell{ID: "R", Name: fmt.Sprintf("R seed=%d play %d", seed, i+1), Family: "random",
+			Cell:     scenario.Cell{Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python},
+			Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: ReplayCommand(s),
+			Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
+		b, _ := out.Bundle(c, Spec(s), r.Prof(), r.Bin)
+		if err := report.WriteBundle(filepath.Join(dir, fmt.Sprintf("play-%d", i+1)), b); err != nil {
+			return "(not kept: " + err.Error() + ")"
+		}
+	}
+	return dir
 }

@@ -48,8 +48,10 @@ var _ = Describe("random fault schedules", func() {
 			}
 			again := run(ctx, s)
 			Expect(again.Observed).To(Equal(out.Observed), func() string {
-				return fmt.Sprintf("the replay gave another verdict (%s, then %s): a verdict that depends on timing is a scenario bug\n%s",
-					out.Observed, again.Observed, failure(seed, filter, s, out))
+				// Both plays' evidence: a flake is found by comparing them.
+				return fmt.Sprintf("the replay gave another verdict (%s, then %s): a verdict that depends on timing is a scenario bug\n%s"+
+					"the replay's evidence bundle: %s\n",
+					out.Observed, again.Observed, failure(seed, filter, s, out), keep(".replay", seed, filter, s, again))
 			})
 		},
 		entries)
@@ -65,22 +67,30 @@ func run(ctx SpecContext, s schedule.Schedule) *cell.Outcome {
 // failure says what failed and how to rerun it, and leaves an evidence
 // bundle.
 func failure(seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outcome) string {
-	name := CurrentSpecReport().LeafNodeText
-	dir := report.BundleDir(suitekit.ReportsDir(), name)
-	c := report.Cell{ID: "R", Name: name, Family: "random", Cell: scenario.Cell{Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python},
-		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: search.SeedCommand(seed, f),
-		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
-	runner := search.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}
-	b, keepErr := out.Bundle(c, search.Spec(s), runner.Prof(), suitekit.Bin)
-	if err := report.WriteBundle(dir, b); err != nil {
-		dir = "(could not write: " + err.Error() + ")"
-	} else if keepErr == nil {
-		dir += " (logjam replay " + dir + ")"
-	}
+	dir := keep("", seed, f, s, out)
 	msg := fmt.Sprintf("%s: observed %s\nreason: %s\n", search.Class(s, out.Observed, out.Cycle), out.Observed, out.Reason)
 	if out.Cycle != "" {
 		msg += "cycle: " + out.Cycle + "\n"
 	}
 	return msg + "rerun this run: " + search.SeedCommand(seed, f) + "\nreplay exactly: " + search.ReplayCommand(s) +
 		"\nschedule: " + string(s.JSON()) + "\nevidence bundle: " + dir + "\n"
+}
+
+// keep leaves out's evidence bundle in the spec's folder (its name plus
+// suffix) and says where, with the command that replays it.
+func keep(suffix string, seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outcome) string {
+	name := CurrentSpecReport().LeafNodeText
+	dir := report.BundleDir(suitekit.ReportsDir(), name) + suffix
+	c := report.Cell{ID: "R", Name: name, Family: "random", Cell: scenario.Cell{Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python},
+		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: search.SeedCommand(seed, f),
+		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
+	runner := search.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}
+	b, keepErr := out.Bundle(c, search.Spec(s), runner.Prof(), suitekit.Bin)
+	if err := report.WriteBundle(dir, b); err != nil {
+		return "(could not write: " + err.Error() + ")"
+	}
+	if keepErr == nil {
+		dir += " (logjam replay " + dir + ")"
+	}
+	return dir
 }
