@@ -146,6 +146,10 @@ type PipeRoom struct {
 	// pipe. Graph mutex.
 	held    bool
 	writing int
+	// holds: holds begun, so a hold's parentReads ends with its hold;
+	// heldRead: parentReads has asked a held read, not yet answered.
+	holds    int
+	heldRead bool
 	// sigintsDue: SIGINTs on a blocked write a program's observer may
 	// still send or has sent and not yet seen arrive (FD2.SIGINTDue); a
 	// held reader does not read meanwhile. Graph mutex.
@@ -424,7 +428,7 @@ func (f *FD2) writeCall(t *Thread, b []byte, interruptible bool) (n int, errno u
 	}
 	if f.holdable() {
 		f.beginWriting()
-		defer f.endWriting()
+		defer f.endWriting(t)
 	}
 	announced := false
 	for n < len(b) {

@@ -10,7 +10,9 @@ import (
 // nothing in the model moves but its read (parentReads), and the room each
 // read frees goes to the waiting writers in turns, in the order they began
 // to wait (waitDrainerRead, as behind an in-process forwarder), until no
-// write call is left (MarkFD2Release). Before, the reader read as bytes
+// write call is left: the last one to end releases the reader
+// (MarkFD2Release) and returns once it has read what the pipe holds
+// (endWriting). Before, the reader read as bytes
 // arrived, so where another thread's line landed inside a blocked write
 // larger than PIPE_BUF, or whether a room check found room beside it, was
 // the reader's pace (random search: merged, nightly seeds 17646382 and
@@ -79,11 +81,51 @@ func (f *FD2) beginWriting() {
 	f.g.mu.Unlock()
 }
 
-func (f *FD2) endWriting() {
-	f.g.mu.Lock()
-	f.room.writing--
-	f.g.changedLocked()
-	f.g.mu.Unlock()
+// endWriting ends t's write call on a pipe the parent drains. The last
+// write call on a held pipe (none other under way or waiting) ends the hold
+// itself and returns once the parent's reader has read what the pipe holds,
+// or is stalled (releaseDrained): the next write or room check finds the
+// pipe as the model left it. Ended by parentReads as it next looked, the
+// hold outlived the write call or not, and a write right after it found the
+// bytes the freed reader had read by then gone or not (random search:
+// merged, nightly seeds 868199431 and 195861052, another thread's flush
+// right after a blocked one went through, OK, or blocked and held the
+// reader again, LOST; docs/TRUST.md, "The end of a hold").
+func (f *FD2) endWriting(t *Thread) {
+	g, r := f.g, f.room
+	g.mu.Lock()
+	r.writing--
+	if r.trying == t {
+		r.trying = nil
+	}
+	last := r.idleHoldLocked()
+	g.changedLocked()
+	g.mu.Unlock()
+	if last {
+		f.releaseDrained()
+	}
+}
+
+// idleHoldLocked reports whether the reader is held, no write call is
+// left on the pipe, and no held read is asked and unanswered: the hold may
+// end now. A write call that ends while a held read is under way (a signal
+// ended it) leaves the hold to that read's end (parentReads): the read may
+// wait for a stall, which may wait for this thread's next write (I2), so
+// the write call must not wait for the reader behind it. Graph mutex held.
+func (r *PipeRoom) idleHoldLocked() bool {
+	return r.held && !r.heldRead && r.writing == 0 && len(r.queue) == 0 && r.trying == nil
+}
+
+// releaseDrained ends the hold if still no write call is left and asks the
+// reader, reading as bytes arrive again, to read what the pipe holds
+// (MarkFD2Read), returning once the parent answered: one step against a
+// later hold's start (holdMu).
+func (f *FD2) releaseDrained() {
+	f.holdMu.Lock()
+	defer f.holdMu.Unlock()
+	if f.releaseLocked() {
+		f.ask(telemetry.MarkFD2Read)
+	}
 }
 
 // holdAndWait is t's wait after its write(2) found the pipe full: if the
@@ -104,8 +146,11 @@ func (f *FD2) holdAndWait(t *Thread, interruptible bool) (woke bool) {
 		f.holdMu.Unlock()
 		return f.awaitDrainerRead(t, interruptible, nil, nil)
 	}
+	hold := 0
 	return f.awaitDrainerRead(t, interruptible, func() {
 		f.room.held = true
+		f.room.holds++
+		hold = f.room.holds
 	}, func() {
 		defer f.holdMu.Unlock()
 		if !f.ask(telemetry.MarkFD2Hold) {
@@ -115,48 +160,54 @@ func (f *FD2) holdAndWait(t *Thread, interruptible bool) (woke bool) {
 			f.g.mu.Unlock()
 			return
 		}
-		go f.parentReads()
+		go f.parentReads(hold)
 	})
 }
 
 // parentReads asks the parent for each read once nothing else in the model
 // moves (onlyTheParentMovesLocked), and hands the room it made to the
-// waiting writers (Drained); it ends the hold once no write call is
-// left on the pipe.
-func (f *FD2) parentReads() {
+// waiting writers (Drained); it ends with its hold, which the last write
+// call on the pipe ends (endWriting).
+func (f *FD2) parentReads(hold int) {
 	g, r := f.g, f.room
 	for {
-		idle := false
+		over := false
 		g.WaitUntil(func() bool {
-			if r.writing == 0 && len(r.queue) == 0 && r.trying == nil {
-				idle = true
+			if !r.held || r.holds != hold {
+				over = true
 				return true
 			}
 			if r.sigintsDue > 0 || !g.onlyTheParentMovesLocked(true) {
 				return false
 			}
 			n, err := pipes.Queued(2)
-			return err != nil || n > 0 || len(r.queue) > 0
+			r.heldRead = err != nil || n > 0 || len(r.queue) > 0
+			return r.heldRead
 		})
-		if idle && f.release() {
+		if over {
 			return
 		}
+		f.ask(telemetry.MarkFD2ReadHeld)
+		g.mu.Lock()
+		r.heldRead = false
+		idle := r.idleHoldLocked()
+		g.changedLocked()
+		g.mu.Unlock()
 		if idle {
+			// The last write call ended during the read (idleHoldLocked).
+			f.releaseDrained()
 			continue
 		}
-		f.ask(telemetry.MarkFD2ReadHeld)
 		f.Drained(nil) // the parent's read: no drainer thread of ours
 	}
 }
 
-// release ends the hold if still no write call is left; the release mark
-// goes out before any later hold's (holdMu).
-func (f *FD2) release() bool {
-	f.holdMu.Lock()
-	defer f.holdMu.Unlock()
+// releaseLocked ends the hold if still no write call is left (holdMu
+// held): the release mark goes out before any later hold's.
+func (f *FD2) releaseLocked() bool {
 	g, r := f.g, f.room
 	g.mu.Lock()
-	if r.writing > 0 || len(r.queue) > 0 || r.trying != nil {
+	if !r.idleHoldLocked() {
 		g.mu.Unlock()
 		return false
 	}

@@ -443,7 +443,9 @@ const (
 	// MarkFD2ReadHeld: a held reader reads what the pipe holds, once any
 	// stall is over, then holds again; the parent then sends StallAck.
 	MarkFD2ReadHeld = "fd2-read-held"
-	// MarkFD2Release: the reader reads as bytes arrive again.
+	// MarkFD2Release: the reader reads as bytes arrive again. The last
+	// write call of a hold sends it and then asks MarkFD2Read, so the
+	// pipe is read empty (or the reader is stalled) before it goes on.
 	MarkFD2Release = "fd2-release"
 )
 

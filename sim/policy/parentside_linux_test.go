@@ -14,7 +14,8 @@ import (
 
 // parentSide plays the helper child spec (helperEnv) with the suites' own
 // parent side of fd 2 (cell.ArrangeFD2 of kind, stalled or not, answering
-// the child's marks), hands each telemetry event to onEvent, and returns
+// the child's marks), hands each telemetry event to onEvent before the
+// parent side acts on it (so a test can plant a slow parent), and returns
 // fd 2's bytes and how the child ended. A child that cannot start, or fd 2
 // that cannot be read, fails the test; the child's end is the caller's to
 // judge, with its events logged when it did not exit 0.
@@ -42,10 +43,10 @@ func parentSide(t *testing.T, spec string, kind scenario.FD2, stalled bool, onEv
 	var evs []string
 	telemetry.Read(telR, func(ev telemetry.Event) {
 		evs = append(evs, string(ev.Raw))
-		fd2.OnEvent(ev)
 		if onEvent != nil {
 			onEvent(ev)
 		}
+		fd2.OnEvent(ev)
 	})
 	err = cmd.Wait()
 	out, cerr := fd2.Collect()
