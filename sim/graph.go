@@ -259,10 +259,16 @@ func (l *Lock) Acquire(t *Thread) {
 		return
 	}
 	l.waiters = append(l.waiters, t)
+	l.awaitTurnLocked(t)
+}
+
+// awaitTurnLocked waits, t queued among the waiters, until t owns the lock.
+// A thread that owns the lock and asks again waits for itself, forever,
+// as a non-reentrant lock does: it stays among the waiters. Graph mutex held.
+func (l *Lock) awaitTurnLocked(t *Thread) {
+	g := l.g
 	t.waiting = l
 	g.changedLocked()
-	// A thread that owns the lock and asks again waits for itself, forever,
-	// as a non-reentrant lock does: it stays among the waiters.
 	for l.owner != t || slices.Contains(l.waiters, t) {
 		g.cond.Wait()
 	}
@@ -287,6 +293,13 @@ func (l *Lock) Release(t *Thread) {
 	g := l.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	l.releaseLocked(t)
+}
+
+// releaseLocked is Release with the graph mutex held: the lock goes to its
+// first waiter, if any.
+func (l *Lock) releaseLocked(t *Thread) {
+	g := l.g
 	if l.owner != t {
 		panic(fmt.Sprintf("sim: thread %s releases %s owned by %v", t.Name, l.name, l.owner))
 	}
@@ -300,6 +313,21 @@ func (l *Lock) Release(t *Thread) {
 		next.waiting = nil // it owns the lock now, even before it wakes
 	}
 	g.changedLocked()
+}
+
+// switchTo hands the lock t owns to its first waiter and queues t behind
+// the others in the same step (Thread.SwitchGIL), then waits for its turn;
+// with no waiter, t keeps it.
+func (l *Lock) switchTo(t *Thread) {
+	g := l.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if l.owner == t && len(l.waiters) == 0 {
+		return
+	}
+	l.releaseLocked(t)
+	l.waiters = append(l.waiters, t)
+	l.awaitTurnLocked(t)
 }
 
 // HeldBy reports whether t owns the lock.

@@ -120,6 +120,27 @@ func (t *Thread) releaseGIL(native bool) {
 	t.in.GIL.Release(t)
 }
 
+// SwitchGIL is the eval loop's switch between two bytecodes (drop_gil,
+// then take_gil at once): the GIL goes to its first waiter and t queues
+// behind the others in one step, after ReleaseGIL's barrier; with no
+// waiter, t keeps it. As ReleaseGIL then AcquireGIL, a waiter given the
+// GIL could drop it and take it back, as often as the scheduler let it,
+// before t was queued (random search: buffered, nightly seed 600698940, a
+// daemon's flushes before the exit, CRASH or OK; docs/TRUST.md, "The eval
+// loop's switch").
+func (t *Thread) SwitchGIL() {
+	g := t.in.G
+	g.mu.Lock()
+	g.parkLocked(t, func() bool { return !g.inFlightLocked(t) })
+	t.released = false
+	g.mu.Unlock()
+	t.in.GIL.switchTo(t)
+	if t.in.mustExit(t) {
+		t.in.GIL.Release(t)
+		t.in.afterFinalization(t)
+	}
+}
+
 // inFlightLocked reports whether a thread other than self runs native code
 // without the GIL and has not yet reached a settled wait.
 func (g *Graph) inFlightLocked(self *Thread) bool {

@@ -63,9 +63,7 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 			in.G.WaitUntil(func() bool { return slices.Contains(in.GIL.WaitersLocked(), main) })
 			for {
 				e.call(t, "execute", func() *sim.NativeError { return be.ExecuteLogging(t, sim.Info, 3, 80) })
-				// The eval loop's switch between two calls.
-				t.ReleaseGIL()
-				t.AcquireGIL()
+				t.SwitchGIL() // the eval loop's switch between two calls
 			}
 		}))
 	}
@@ -104,8 +102,7 @@ func daemonsLogAtExit(e *Env, n int, captured, teardown bool) *sim.PyErr {
 	// not have run its write(2) yet (sys.stderr.write drops the GIL before
 	// it): wait until every daemon is queued for the GIL again, which each
 	// does only after its write.
-	main.ReleaseGIL()
-	main.AcquireGIL()
+	main.SwitchGIL()
 	in.G.ParkUntil(main, settled)
 	in.PromiseAtFinalization("that every daemon thread is queued for the GIL (or for sys.stderr's BufferedWriter lock)", allQueued, daemons...)
 	return nil

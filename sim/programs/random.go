@@ -226,9 +226,7 @@ func (p *sinkPlayer) calls(t *sim.Thread, i int) {
 		// raised something else first) raises there.
 		p.evalCheck(t, "after execute")
 		if c.Yield {
-			// The eval loop's switch between two calls.
-			t.ReleaseGIL()
-			t.AcquireGIL()
+			t.SwitchGIL() // the eval loop's switch between two calls
 		}
 	}
 	p.outside(t, p.s.Threads[i].Outside, p.s.Threads[i].OutsideText)
