@@ -196,6 +196,12 @@ func plantAndMeasure(ctx context.Context, mod, scratch string, b Bug, o Options,
 			return err
 		}
 		r.First[k], r.Causes[k] = n, cause
+		// One line per stream: a measurement stopped early keeps what it found.
+		if n == 0 {
+			fmt.Fprintf(log, "zoo: %-32s stream %d (seed %d): no failure in %d runs\n", b.ID, k+1, StreamSeed(k), o.Cap)
+		} else {
+			fmt.Fprintf(log, "zoo: %-32s stream %d (seed %d): first failure at run %d: %s\n", b.ID, k+1, StreamSeed(k), n, firstLine(cause))
+		}
 	}
 	if o.Matrix {
 		out, err := goOrGit(ctx, mod, "go", "run", "./cmd/logjam", "chaos", "-profile", o.Profile, "-focus", "logjam", "-out", filepath.Join(scratch, "reports"))
