@@ -281,25 +281,27 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 
 // drawLateStreamWrite moves the stream's raising write (Stderr.K), half
 // the time, onto a daemon's flush: the daemons log once every thread's
-// calls have flushed (and before the process-wide lines' flush at exit),
-// so with K drawn 1-6 alone a daemon's flush raised only when the calls
-// made fewer writes than K, and a bug on that path took a median of some
-// 650 runs to show (docs/RANDOM.md, "A bug zoo"). The count is logjam's
-// (one flush per outermost call that logged); for another policy K is
-// one more place in the run.
+// calls have flushed and every thread beside the main one has written its
+// own write at its end (and before the process-wide lines' flush at exit),
+// so with K drawn 1-6 alone a daemon's flush raised only when the run made
+// fewer writes than K before it, and a bug on that path took a median of
+// some 650 runs to show (docs/RANDOM.md, "A bug zoo"). The count is
+// logjam's, found by playing seeds with every K (one flush per outermost
+// call that logged, one per other thread); for another policy K is one
+// more place in the run.
 func drawLateStreamWrite(t *rapid.T, k *Sink) {
 	if k.Daemons == 0 || !rapid.Bool().Draw(t, "k at a daemon's flush?") {
 		return
 	}
-	calls := 0
+	before := len(k.Threads) - 1
 	for _, th := range k.Threads {
 		for _, c := range th.Calls {
 			if c.Lines > 0 || c.Nested != nil && c.Nested.Lines > 0 {
-				calls++
+				before++
 			}
 		}
 	}
-	k.Stderr.K = calls + rapid.IntRange(1, k.Daemons).Draw(t, "k: which daemon's")
+	k.Stderr.K = before + rapid.IntRange(1, k.Daemons).Draw(t, "k: which daemon's")
 }
 
 // drawFD2Errors draws write(2) calls on fd 2 the kernel refuses (nil: none,
