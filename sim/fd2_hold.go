@@ -227,7 +227,13 @@ func (f *FD2) releaseLocked() bool {
 // holder's lines was the scheduler's (random search: merged, nightly seed
 // 111274240, a flush that drops the GIL and another thread's lines logged
 // with it held: LOST or DOUBLEINT; docs/TRUST.md, "Whose bytes the
-// parent's read lets in").
+// parent's read lets in"). It also comes once the writers whose turn a
+// read has made (Drained) have taken it: the room a read frees is theirs
+// first. A writer whose write(2) ended in its turn and went on with the
+// GIL otherwise met the room of the next writer's turn taken or not
+// (random search: adaptive, macOS, seed 93194 of the determinism
+// measurement: HANG or OK; docs/TRUST.md, "A turn taken after the
+// GIL's holder wrote").
 func (f *FD2) AwaitInFlight(t *Thread) {
 	if t == nil {
 		return
@@ -235,9 +241,20 @@ func (f *FD2) AwaitInFlight(t *Thread) {
 	g := f.g
 	g.mu.Lock()
 	if t.in.GIL.OwnerLocked() == t {
-		g.parkLocked(t, func() bool { return !g.inFlightUnwaitingLocked(t) })
+		g.parkLocked(t, func() bool { return !g.inFlightUnwaitingLocked(t) && !f.turnDueLocked(t) })
 	}
 	g.mu.Unlock()
+}
+
+// turnDueLocked reports whether a writer other than t has its turn at the
+// room a read made, or will take it next (staleWaiterLocked). Graph mutex
+// held.
+func (f *FD2) turnDueLocked(t *Thread) bool {
+	if r := f.room.trying; r != nil && r != t {
+		return true
+	}
+	w := f.staleWaiterLocked()
+	return w != nil && w != t
 }
 
 // inFlightUnwaitingLocked reports whether a thread other than self dropped
