@@ -112,12 +112,19 @@ func (t *Thread) ReleaseGIL() { t.releaseGIL(false) }
 func (t *Thread) ReleaseGILNative() { t.releaseGIL(true) }
 
 func (t *Thread) releaseGIL(native bool) {
+	t.awaitReleaseBarrier(native)
+	t.in.GIL.Release(t)
+}
+
+// awaitReleaseBarrier is the barrier before t lets the GIL go (ReleaseGIL,
+// SwitchGIL): no other thread is in flight; t is marked as running native
+// code on its own or not.
+func (t *Thread) awaitReleaseBarrier(native bool) {
 	g := t.in.G
 	g.mu.Lock()
 	g.parkLocked(t, func() bool { return !g.inFlightLocked(t) })
 	t.released = native
 	g.mu.Unlock()
-	t.in.GIL.Release(t)
 }
 
 // SwitchGIL is the eval loop's switch between two bytecodes (drop_gil,
@@ -129,11 +136,7 @@ func (t *Thread) releaseGIL(native bool) {
 // daemon's flushes before the exit, CRASH or OK; docs/TRUST.md, "The eval
 // loop's switch").
 func (t *Thread) SwitchGIL() {
-	g := t.in.G
-	g.mu.Lock()
-	g.parkLocked(t, func() bool { return !g.inFlightLocked(t) })
-	t.released = false
-	g.mu.Unlock()
+	t.awaitReleaseBarrier(false)
 	t.in.GIL.switchTo(t)
 	if t.in.mustExit(t) {
 		t.in.GIL.Release(t)
