@@ -47,6 +47,8 @@ func TestMain(m *testing.M) {
 			os.Exit(abortInFlightChild(rest))
 		case "in-flight":
 			os.Exit(inFlightChild(rest))
+		case "unheld-pace":
+			os.Exit(unheldPaceChild(rest))
 		case "hold-end":
 			os.Exit(holdEndChild(rest))
 		}

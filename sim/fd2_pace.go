@@ -1,0 +1,41 @@
+package sim
+
+import "logjam/pipes"
+
+// unheldRoom is how much a write(2) or a non-blocking try on a pipe the
+// parent drains, its reader not held, may put into it at once: the reader
+// first reads what the pipe holds (AskReader, when it holds anything), and
+// the write then takes at most the pipe's capacity; what is left of it
+// meets a full pipe, and holds the reader, whatever the reader's pace. -1:
+// no bound (another fd 2, a held reader, or a stalled one with bytes left:
+// the kernel's answer is then the model's already). Before, whether the
+// parent read during a write bigger than the pipe, or had read the last
+// one's bytes, decided whether it blocked and held the reader, and a
+// room check beside it found room or none (random search: adaptive, a
+// flush of 15,106 bytes into a 4,096-byte pipe, nightly seed 709180663,
+// BADESC or OK; docs/TRUST.md, "A write the reader kept up with").
+func (f *FD2) unheldRoom() int {
+	if !f.holdable() || f.Held() {
+		return -1
+	}
+	n, err := pipes.Queued(2)
+	if err != nil {
+		return -1
+	}
+	if n > 0 && (!f.AskReader() || queuedNow() != 0) {
+		return -1
+	}
+	c, err := pipes.FDCapacity(2)
+	if err != nil || c <= 0 {
+		return -1
+	}
+	return c
+}
+
+func queuedNow() int {
+	n, err := pipes.Queued(2)
+	if err != nil {
+		return -1
+	}
+	return n
+}
