@@ -209,10 +209,10 @@ func (in *Interp) Print(s string) {
 	_, _ = os.Stdout.WriteString(s + "\n")
 }
 
-// Shutdown is the interpreter's exit: join the non-daemon threads, run the
-// atexit hooks, then finalize (daemon threads that ask for the GIL meet
-// their fate and are never joined; sys.stderr is flushed; module objects
-// are torn down; see
+// Shutdown is the interpreter's exit: join the non-daemon threads that
+// have not ended (stillRunning), run the atexit hooks, then finalize
+// (daemon threads that ask for the GIL meet their fate and are never
+// joined; sys.stderr is flushed; module objects are torn down; see
 // finalize.go), then dump the in-memory streams to telemetry. It returns a
 // *BrokenPromise, and finalizes nothing, when a state the scenario promised
 // for the start of finalization does not hold.
@@ -222,7 +222,7 @@ func (in *Interp) Shutdown(main *Thread) error {
 	hooks := append([]func(t *Thread){}, in.exitHooks...)
 	in.mu.Unlock()
 	for _, t := range threads {
-		if t != main && !t.Daemon {
+		if t != main && !t.Daemon && in.stillRunning(main, t) {
 			main.Join(t)
 		}
 	}
@@ -232,6 +232,26 @@ func (in *Interp) Shutdown(main *Thread) error {
 	err := in.finalize(main) // flush_std_files included
 	in.DumpStreams()
 	return err
+}
+
+// stillRunning reports whether threading._shutdown waits for t, a
+// non-daemon thread: only if it has not ended. 3.13 and later drop a
+// thread's handle from the shutdown list as the thread ends; before, the
+// ended thread's lock is taken at once, without dropping the GIL. Joined
+// again, a thread the script had joined let the GIL go for nothing, and
+// daemon threads ran until main's goroutine queued for it again, as far as
+// the scheduler let them (random search: pystderr, three threads joined by
+// the script and four daemons, CRASH or OK as a daemon had begun its next
+// call at finalization; docs/TRUST.md, "A join at shutdown"). It asks once
+// t has ended or waits for something (Thread.SettledLocked; main parked
+// meanwhile): a thread past its last release of the GIL is ending.
+func (in *Interp) stillRunning(main, t *Thread) bool {
+	running := false
+	in.G.ParkUntil(main, func() bool {
+		running = !t.ended
+		return t.SettledLocked()
+	})
+	return running
 }
 
 // DumpStreams writes every in-memory stream to telemetry: what was written,
