@@ -13,6 +13,15 @@ import "logjam/telemetry"
 // Only the main thread's wait ends with the handler (CPython runs handlers
 // only there); on another thread the check does nothing and the text is
 // written once the signal has tripped.
+//
+// The threads one signal wakes take the GIL back in the order the threads
+// were made (the main thread, whose wait the signal interrupts, first),
+// and until each is queued for it, no other thread's switch or release
+// passes it by. Before, they reached the GIL's queue as their goroutines
+// ran: T1 could log its call's lines and switch between two calls before
+// the main thread was queued, keep the GIL and wait for the main thread's
+// backend lock (random search: pystderr, determinism seed 41646, CRASH or
+// HANG; docs/TRUST.md, "The threads a signal wakes").
 type SignalWaitStream struct {
 	*MemStream
 	in    *Interp
@@ -34,10 +43,15 @@ func (s *SignalWaitStream) Write(t *Thread, text string) *PyErr {
 		s.in.Tel.Emit(telemetry.StreamWait{Thread: t.Name, Stream: s.Name(), For: "SIGINT"})
 		held := t.HoldsGIL()
 		if held {
-			t.ReleaseGIL()
+			// Marked as dropping the GIL for work that ends by itself: once
+			// the signal has ended the wait, the thread is in flight until
+			// it is queued for the GIL again, and another thread's switch
+			// or release waits for it.
+			t.ReleaseGILNative()
 		}
 		sig.WaitTrips(t, s.until)
 		if held {
+			s.in.G.ParkUntil(t, func() bool { return !s.in.G.wokenBeforeLocked(t) })
 			t.AcquireGIL()
 		}
 		if err := sig.Check(t); err != nil {

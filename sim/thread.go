@@ -155,6 +155,23 @@ func (g *Graph) inFlightLocked(self *Thread) bool {
 	return false
 }
 
+// wokenBeforeLocked reports whether a thread made before self is on its
+// way back to the GIL after a wait a signal ended: in flight
+// (inFlightLocked), or still shown waiting for the signal with the GIL
+// dropped (its goroutine has not run since the signal woke it).
+func (g *Graph) wokenBeforeLocked(self *Thread) bool {
+	for _, o := range g.threads {
+		if o == self {
+			return false
+		}
+		waking := !o.native && o.released && o.waiting == Resource(SignalArrival{})
+		if waking || (o.queuing || !o.native && o.released) && !o.SettledLocked() {
+			return true
+		}
+	}
+	return false
+}
+
 // WaitState is what a thread waits for now (For is nil when it waits for
 // nothing), how many waits it has begun, and whether a signal can end the
 // current one early.
