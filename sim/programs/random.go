@@ -364,6 +364,12 @@ func (p *sinkPlayer) othersSettled(t *sim.Thread) {
 // is that writer.
 func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 	rt, st := p.e.RT, p.s.FD2.Stalls[s]
+	// A write another thread dropped the GIL for lands first: drained
+	// before it, the pipe took its bytes after the reader stopped or
+	// before, as the scheduler went (random search: pystderr, determinism
+	// seed 108622, an abort's stall beside T1's lines: LOST or OK;
+	// docs/TRUST.md, "A stall's first byte").
+	rt.FD2.AwaitInFlight(t)
 	rt.WaitDrained(t)
 	rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "fd 2 drained", Then: fmt.Sprintf("stall %d (at %s): the reader stops", s, st.At)})
 	rt.FD2.AskStall()
