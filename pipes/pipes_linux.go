@@ -85,15 +85,6 @@ func control(f *os.File, what string, op func(fd int) error) error {
 	return nil
 }
 
-// FDCapacity is Capacity of the pipe behind descriptor fd.
-func FDCapacity(fd int) (int, error) {
-	n, err := unix.FcntlInt(uintptr(fd), unix.F_GETPIPE_SZ, 0)
-	if err != nil {
-		return 0, fmt.Errorf("pipes: %w", os.NewSyscallError("fcntl F_GETPIPE_SZ", err))
-	}
-	return n, nil
-}
-
 // Queued reports how many bytes are queued unread (FIONREAD). On Linux this
 // works on either end of a pipe, which is what a writer needs. On a pty slave
 // it counts the slave's unread input, not output waiting for the master.

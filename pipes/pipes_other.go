@@ -25,9 +25,6 @@ func SetCapacity(f *os.File, n int) (int, error) { return 0, errUnsupported }
 // Capacity is unsupported off Linux.
 func Capacity(f *os.File) (int, error) { return 0, errUnsupported }
 
-// FDCapacity is unsupported off Linux.
-func FDCapacity(fd int) (int, error) { return 0, errUnsupported }
-
 // Queued is unsupported off Linux.
 func Queued(fd int) (int, error) { return 0, errUnsupported }
 

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"logjam/pipes"
 	"logjam/signals"
 	"logjam/telemetry"
 )
@@ -33,8 +34,10 @@ const (
 type FD2 struct {
 	Kind  FDKind
 	probe int // non-blocking description of fd 2, or -1
-	room  *PipeRoom
-	wake  [2]int // self-pipe written when a signal arrives, so a blocked
+	// pipeCap: fd 2's pipe capacity (0: not a pipe, or unknown)
+	pipeCap int
+	room    *PipeRoom
+	wake    [2]int // self-pipe written when a signal arrives, so a blocked
 	// Python write can run the handlers (the EINTR path)
 	g   *Graph
 	tel *telemetry.Writer
@@ -196,17 +199,30 @@ func openFD2(g *Graph, tel *telemetry.Writer) (*FD2, error) {
 	}
 	// A blocking fd 2, whatever the parent's end was.
 	_ = unix.SetNonblock(2, false)
-	if f.Kind == FDPipe || f.Kind == FDTTY {
-		fd, err := unix.Open("/proc/self/fd/2", unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-		if err == nil {
-			f.probe = fd
-		}
-	}
+	f.openProbe(f.Kind)
 	f.room = &PipeRoom{kind: f.Kind}
 	if p, err := newWakePipe(); err == nil {
 		f.wake = p
 	}
 	return f, nil
+}
+
+// openProbe opens the non-blocking twin of fd 2 (a pipe or a terminal)
+// and notes a pipe's capacity (F_GETPIPE_SZ, unheldRoom's bound): once per
+// fd 2, not per write.
+func (f *FD2) openProbe(kind FDKind) {
+	f.probe, f.pipeCap = -1, 0
+	if kind != FDPipe && kind != FDTTY {
+		return
+	}
+	if fd, err := unix.Open("/proc/self/fd/2", unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0); err == nil {
+		f.probe = fd
+	}
+	if kind == FDPipe {
+		if c, err := pipes.Capacity(os.Stderr); err == nil {
+			f.pipeCap = c
+		}
+	}
 }
 
 // SetDrainer names the in-process thread that drains fd 2's pipe.

@@ -15,27 +15,15 @@ import "logjam/pipes"
 // flush of 15,106 bytes into a 4,096-byte pipe, nightly seed 709180663,
 // BADESC or OK; docs/TRUST.md, "A write the reader kept up with").
 func (f *FD2) unheldRoom() int {
-	if !f.holdable() || f.Held() {
+	if f.pipeCap <= 0 || !f.holdable() || f.Held() {
 		return -1
 	}
 	n, err := pipes.Queued(2)
-	if err != nil {
+	if err == nil && n > 0 && f.AskReader() {
+		n, err = pipes.Queued(2)
+	}
+	if err != nil || n > 0 {
 		return -1
 	}
-	if n > 0 && (!f.AskReader() || queuedNow() != 0) {
-		return -1
-	}
-	c, err := pipes.FDCapacity(2)
-	if err != nil || c <= 0 {
-		return -1
-	}
-	return c
-}
-
-func queuedNow() int {
-	n, err := pipes.Queued(2)
-	if err != nil {
-		return -1
-	}
-	return n
+	return f.pipeCap
 }

@@ -29,17 +29,10 @@ func (f *FD2) Rearranged() error {
 		}
 	}
 	_ = unix.SetNonblock(2, false)
-	old := f.probe
-	f.probe = -1
-	if old >= 0 {
-		_ = unix.Close(old)
+	if f.probe >= 0 {
+		_ = unix.Close(f.probe)
 	}
-	if kind == FDPipe || kind == FDTTY {
-		fd, err := unix.Open("/proc/self/fd/2", unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-		if err == nil {
-			f.probe = fd
-		}
-	}
+	f.openProbe(kind)
 	f.g.mu.Lock()
 	f.Kind = kind
 	f.room.kind = kind

@@ -148,11 +148,17 @@ func (t *Thread) SwitchGIL() {
 // without the GIL and has not yet reached a settled wait.
 func (g *Graph) inFlightLocked(self *Thread) bool {
 	for _, o := range g.threads {
-		if o != self && (o.queuing || !o.native && o.released) && !o.SettledLocked() {
+		if o != self && o.inFlightLocked() {
 			return true
 		}
 	}
 	return false
+}
+
+// inFlightLocked reports whether t runs native code without the GIL, or is
+// on its way to the GIL's queue, and has not yet reached a settled wait.
+func (t *Thread) inFlightLocked() bool {
+	return (t.queuing || !t.native && t.released) && !t.SettledLocked()
 }
 
 // wokenBeforeLocked reports whether a thread made before self is on its
@@ -165,7 +171,7 @@ func (g *Graph) wokenBeforeLocked(self *Thread) bool {
 			return false
 		}
 		waking := !o.native && o.released && o.waiting == Resource(SignalArrival{})
-		if waking || (o.queuing || !o.native && o.released) && !o.SettledLocked() {
+		if waking || o.inFlightLocked() {
 			return true
 		}
 	}
