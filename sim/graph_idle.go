@@ -115,10 +115,15 @@ func (g *Graph) ParkUntil(t *Thread, cond func() bool) {
 // for the parent's room: the state where none does is that barrier's, so
 // the two never hold at once and never race.
 func (g *Graph) WaitUntilOnlyTheParentMoves(signalWaits bool) {
-	g.WaitUntil(func() bool {
-		still, room := g.parentMovesAloneLocked(signalWaits)
-		return still && (room || !signalWaits)
-	})
+	g.WaitUntil(func() bool { return g.OnlyTheReaderMovesLocked(signalWaits) })
+}
+
+// OnlyTheReaderMovesLocked is WaitUntilOnlyTheParentMoves's condition (nothing
+// moves before the parent's reader reads), for
+// a WaitUntil that also ends on something else. Graph mutex held.
+func (g *Graph) OnlyTheReaderMovesLocked(signalWaits bool) bool {
+	still, room := g.parentMovesAloneLocked(signalWaits)
+	return still && (room || !signalWaits)
 }
 
 // onlyTheParentMovesLocked reports whether nothing in the model moves

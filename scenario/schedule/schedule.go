@@ -171,8 +171,10 @@ const (
 // (acknowledged before the thread writes on), and it stays stopped until
 // a writer waits for room on fd 2; it reads again once Ms have passed and
 // only the reader can move (or at once when the schedule's abort comes
-// first; a stall with a SIGINT reads again as I2 does). So a stall starts at an exact
-// byte and ends only once it was felt, whatever the machine's load.
+// first; a stall with a SIGINT reads again as I2 does, once the SIGINT's
+// thread waits for room anew or nothing but the reader moves, whatever Ms
+// says). So a stall starts at an exact byte and ends only once it was
+// felt, whatever the machine's load.
 type Stall struct {
 	At     string `json:"at"`
 	Thread int    `json:"thread,omitempty"`
