@@ -239,7 +239,7 @@ func PrintFailures(w io.Writer, results []Result, findings []*Finding, f schedul
 			fmt.Fprintf(w, "  shrink:   %v\n", d.Err)
 			continue
 		case d.Replayed != d.Cause:
-			fl := Flaky{Seed: res.Seed, Failure: d.Cause, Got: []string{orPass(d.Replayed)}}
+			fl := Flaky{Seed: res.Seed, Failure: d.Cause, Got: []string{orPass(d.Replayed)}, Reason: res.Reason}
 			flaky = append(flaky, fl)
 			fmt.Fprintf(w, "  %s: not shrunk\n", fl)
 			continue

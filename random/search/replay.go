@@ -18,6 +18,10 @@ type Flaky struct {
 	Seed    uint64
 	Failure string   // the class or cause the search saw
 	Got     []string // what each replay gave ("OK" for a pass)
+	// Reason is the watchdog's and the ledger's account of the failing
+	// play (Result.Reason): whether a HANG was a child that waited for a
+	// CPU past its allowance shows only here.
+	Reason string
 }
 
 // Agreed is how many replays showed the failure again.
@@ -32,7 +36,11 @@ func (f Flaky) Agreed() int {
 }
 
 func (f Flaky) String() string {
-	return fmt.Sprintf("FLAKY: seed %d %s: %d of %d replays agreed (gave %s)", f.Seed, f.Failure, f.Agreed(), len(f.Got), strings.Join(f.Got, "; "))
+	s := fmt.Sprintf("FLAKY: seed %d %s: %d of %d replays agreed (gave %s)", f.Seed, f.Failure, f.Agreed(), len(f.Got), strings.Join(f.Got, "; "))
+	if f.Reason != "" {
+		s += "; the failing play: " + firstLine(f.Reason)
+	}
+	return s
 }
 
 // PrintFlaky ends a search's output with its FLAKY failures, if any, and
@@ -99,7 +107,7 @@ func (r Runner) ReplayAgreement(ctx context.Context, w io.Writer, results []Resu
 	fmt.Fprintf(w, "\nreplay agreement (%d replays of each of %d failing runs)\n", k, len(failing))
 	agree := 0
 	for i, res := range failing {
-		f := Flaky{Seed: res.Seed, Failure: res.Class, Got: got[i]}
+		f := Flaky{Seed: res.Seed, Failure: res.Class, Got: got[i], Reason: res.Reason}
 		for j, c := range f.Got {
 			if c == "" {
 				f.Got[j] = "OK"
