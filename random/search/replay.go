@@ -19,9 +19,10 @@ type Flaky struct {
 	Failure string   // the class or cause the search saw
 	Got     []string // what each replay gave ("OK" for a pass)
 	// Reason is the watchdog's and the ledger's account of the failing
-	// play (Result.Reason): whether a HANG was a child that waited for a
-	// CPU past its allowance shows only here.
-	Reason string
+	// play (Result.Reason), Other that of the first replay that differed,
+	// when known: whether a HANG was a child that waited for a CPU past
+	// its allowance shows only here.
+	Reason, Other string
 }
 
 // Agreed is how many replays showed the failure again.
@@ -39,6 +40,9 @@ func (f Flaky) String() string {
 	s := fmt.Sprintf("FLAKY: seed %d %s: %d of %d replays agreed (gave %s)", f.Seed, f.Failure, f.Agreed(), len(f.Got), strings.Join(f.Got, "; "))
 	if f.Reason != "" {
 		s += "; the failing play: " + firstLine(f.Reason)
+	}
+	if f.Other != "" {
+		s += "; the replay that differed: " + firstLine(f.Other)
 	}
 	return s
 }
@@ -68,9 +72,9 @@ func (r Runner) ReplayAgreement(ctx context.Context, w io.Writer, results []Resu
 		}
 	}
 	type job struct{ i, rep int }
-	got := make([][]string, len(failing))
+	got, why := make([][]string, len(failing)), make([][]string, len(failing))
 	for i := range got {
-		got[i] = make([]string, k)
+		got[i], why[i] = make([]string, k), make([]string, k)
 	}
 	jobs := make(chan job)
 	var wg sync.WaitGroup
@@ -88,7 +92,7 @@ func (r Runner) ReplayAgreement(ctx context.Context, w io.Writer, results []Resu
 					firstErr = err
 				}
 				if err == nil {
-					got[j.i][j.rep] = Class(s, out.Observed, out.Cycle)
+					got[j.i][j.rep], why[j.i][j.rep] = Class(s, out.Observed, out.Cycle), out.Reason
 				}
 				mu.Unlock()
 			}
@@ -111,6 +115,9 @@ func (r Runner) ReplayAgreement(ctx context.Context, w io.Writer, results []Resu
 		for j, c := range f.Got {
 			if c == "" {
 				f.Got[j] = "OK"
+			}
+			if f.Got[j] != f.Failure && f.Other == "" {
+				f.Other = why[i][j]
 			}
 		}
 		if f.Agreed() == k {

@@ -98,8 +98,8 @@ func TestShrinkIsOneMinimalAndDeterministic(t *testing.T) {
 // A failure whose replays did not all show it again is FLAKY, with its
 // replay count, and fails the search.
 func TestFlakyNamesItsReplayCount(t *testing.T) {
-	f := Flaky{Seed: 7, Failure: "fd2 HANG (pipe)", Got: []string{"fd2 HANG (pipe)", "fd2 BADESC"}, Reason: "did not finish within 10s"}
-	if f.Agreed() != 1 || !strings.Contains(f.String(), "FLAKY: seed 7 fd2 HANG (pipe): 1 of 2 replays agreed (gave fd2 HANG (pipe); fd2 BADESC); the failing play: did not finish within 10s") {
+	f := Flaky{Seed: 7, Failure: "fd2 HANG (pipe)", Got: []string{"fd2 HANG (pipe)", "fd2 BADESC"}, Reason: "did not finish within 10s", Other: "a line's escape is wrong"}
+	if f.Agreed() != 1 || !strings.Contains(f.String(), "FLAKY: seed 7 fd2 HANG (pipe): 1 of 2 replays agreed (gave fd2 HANG (pipe); fd2 BADESC); the failing play: did not finish within 10s; the replay that differed: a line's escape is wrong") {
 		t.Fatalf("got %q", f)
 	}
 	var b strings.Builder
