@@ -55,6 +55,34 @@ type sinkPlayer struct {
 	// not yet decided (or whose SIGINT has not yet reached the model); a
 	// timed stall's resume waits for them (resumeOnceSettled).
 	sigints pendingSIGINTs
+	// resumes counts the fd2-resume marks sent. The reader's stop is one
+	// state: stalls felt by one blocked write end with the first resume,
+	// and each observer sends its resume only if none came since its stall
+	// began (sendResume). Two timed stalls felt by one write each sent
+	// one, and the later, sent after a new stall had begun, ended that
+	// stall at once (random search: adaptive, seed 4049447, LOST or OK;
+	// docs/TRUST.md).
+	resumeMu sync.Mutex
+	resumes  int
+}
+
+// resumesNow is the count of resume marks sent so far.
+func (p *sinkPlayer) resumesNow() int {
+	p.resumeMu.Lock()
+	defer p.resumeMu.Unlock()
+	return p.resumes
+}
+
+// sendResume has the parent's reader read again, unless a resume came
+// after since (the stop this observer ends is over already).
+func (p *sinkPlayer) sendResume(since int) {
+	p.resumeMu.Lock()
+	defer p.resumeMu.Unlock()
+	if p.resumes != since {
+		return
+	}
+	p.resumes++
+	p.e.RT.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
 }
 
 // pendingSIGINTs counts the observers that may still send a SIGINT on a
@@ -166,7 +194,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 			if mayInterrupt {
 				p.sigints.done()
 			}
-			p.resumeOnceSettled(t, "the stall", k.FD2.StallMs)
+			p.resumeOnceSettled(t, "the stall", k.FD2.StallMs, 0)
 		}()
 	}
 
@@ -279,7 +307,7 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 			}
 			for s := range p.live {
 				if p.live[s].CompareAndSwap(true, false) {
-					rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+					p.sendResume(p.resumesNow())
 				}
 			}
 		}
@@ -372,6 +400,7 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 	rt.FD2.AwaitInFlight(t)
 	rt.WaitDrained(t)
 	rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "fd 2 drained", Then: fmt.Sprintf("stall %d (at %s): the reader stops", s, st.At)})
+	since := p.resumesNow()
 	rt.FD2.AskStall()
 	p.live[s].Store(true)
 	if st.Sigint {
@@ -392,11 +421,11 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 			if st.Sigint {
 				p.sigints.done()
 			}
-			p.resumeOnceSettled(w, fmt.Sprintf("stall %d", s), st.Ms)
+			p.resumeOnceSettled(w, fmt.Sprintf("stall %d", s), st.Ms, since)
 			return
 		}
 		rt.Tel.Emit(telemetry.Observed{Thread: w.Name, Waits: "room on fd 2", Then: fmt.Sprintf("stall %d: SIGINT on %s's write", s, target.Name)})
-		p.sigintThenResume(target, st.Twice)
+		p.sigintThenResume(target, st.Twice, since)
 		p.sigints.done()
 	}()
 }
@@ -409,13 +438,13 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 // machine's load (random search: merged, seeds 41205 and 41471 beside two
 // busy loops, docs/TRUST.md); the time is a lower bound that decides
 // nothing.
-func (p *sinkPlayer) resumeOnceSettled(t *sim.Thread, what string, ms int) {
+func (p *sinkPlayer) resumeOnceSettled(t *sim.Thread, what string, ms, since int) {
 	rt := p.e.RT
 	time.Sleep(time.Duration(ms) * time.Millisecond)
 	p.sigints.wait()
 	rt.G.WaitUntilOnlyTheParentMoves(p.s.Stderr.Kind == schedule.StderrSignalWait)
 	rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: fmt.Sprintf("%s: %d ms passed and only the reader can move", what, ms), Then: "resume fd 2"})
-	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+	p.sendResume(since)
 }
 
 // untilOnlyTheParentMoves is the barrier before a SIGINT on a blocked
@@ -438,7 +467,7 @@ func (p *sinkPlayer) untilOnlyTheParentMoves() {
 // moves (a write that gave up may never wait again). A SIGINT the process
 // ignores ends no wait: the reader reads again at once. The stall's ms
 // plays no part: the model's state decides (waitAnew).
-func (p *sinkPlayer) sigintThenResume(target *sim.Thread, twice bool) {
+func (p *sinkPlayer) sigintThenResume(target *sim.Thread, twice bool, since int) {
 	e, rt, sig := p.e, p.e.RT, p.e.RT.In.Signals
 	p.untilOnlyTheParentMoves()
 	var at sim.WaitState
@@ -467,7 +496,7 @@ func (p *sinkPlayer) sigintThenResume(target *sim.Thread, twice bool) {
 		}
 	}
 	rt.Tel.Emit(telemetry.Observed{Thread: target.Name, Waits: why, Then: "resume fd 2"})
-	rt.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
+	p.sendResume(since)
 }
 
 // waitAnew waits until t waits for room on fd 2 anew (waitsAnewLocked)
