@@ -118,9 +118,9 @@ func (g *Graph) WaitUntilOnlyTheParentMoves(signalWaits bool) {
 	g.WaitUntil(func() bool { return g.OnlyTheReaderMovesLocked(signalWaits) })
 }
 
-// OnlyTheReaderMovesLocked is WaitUntilOnlyTheParentMoves's condition (nothing
-// moves before the parent's reader reads), for
-// a WaitUntil that also ends on something else. Graph mutex held.
+// OnlyTheReaderMovesLocked is WaitUntilOnlyTheParentMoves's condition
+// (nothing moves before the parent's reader reads), for a WaitUntil that
+// also ends on something else. Graph mutex held.
 func (g *Graph) OnlyTheReaderMovesLocked(signalWaits bool) bool {
 	still, room := g.parentMovesAloneLocked(signalWaits)
 	return still && (room || !signalWaits)

@@ -78,9 +78,13 @@ func (p *sinkPlayer) resumesNow() int {
 func (p *sinkPlayer) sendResume(since int) {
 	p.resumeMu.Lock()
 	defer p.resumeMu.Unlock()
-	if p.resumes != since {
-		return
+	if p.resumes == since {
+		p.resumeLocked()
 	}
+}
+
+// resumeLocked sends the resume mark and counts it (resumeMu held).
+func (p *sinkPlayer) resumeLocked() {
 	p.resumes++
 	p.e.RT.Tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Resume})
 }
@@ -187,7 +191,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 					// the blocked write (EINTR), before any stall may end.
 					sig.AwaitTrips(seen + 1)
 					if at.Interruptible {
-						rt.G.WaitUntil(func() bool { now := t.WaitStateLocked(); return now.For != at.For || now.Seq != at.Seq })
+						rt.G.WaitUntil(func() bool { return t.WaitStateLocked() != at })
 					}
 				}
 			}
@@ -307,7 +311,9 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 			}
 			for s := range p.live {
 				if p.live[s].CompareAndSwap(true, false) {
-					p.sendResume(p.resumesNow())
+					p.resumeMu.Lock()
+					p.resumeLocked()
+					p.resumeMu.Unlock()
 				}
 			}
 		}
@@ -511,8 +517,7 @@ func (p *sinkPlayer) waitAnew(t *sim.Thread, at sim.WaitState) (now sim.WaitStat
 	signalWaits := p.s.Stderr.Kind == schedule.StderrSignalWait
 	rt.G.WaitUntil(func() bool {
 		now, anew = waitsAnewLocked(t, room, at)
-		left := now.For != at.For || now.Seq != at.Seq
-		return anew || left && rt.G.OnlyTheReaderMovesLocked(signalWaits)
+		return anew || now != at && rt.G.OnlyTheReaderMovesLocked(signalWaits) // left the wait at
 	})
 	return now, anew
 }
