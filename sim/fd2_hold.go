@@ -263,7 +263,7 @@ func (f *FD2) turnDueLocked(t *Thread) bool {
 // settled). Graph mutex held.
 func (g *Graph) inFlightUnwaitingLocked(self *Thread) bool {
 	for _, o := range g.threads {
-		if o != self && !o.native && o.released && !o.ended && o.waiting == nil && o.parked == nil {
+		if o != self && o.released && !o.ended && o.waiting == nil && o.parked == nil {
 			return true
 		}
 	}

@@ -61,7 +61,7 @@ func (g *Graph) WaitUntilOnlyASignalMoves() *Thread {
 		found = nil
 		for _, t := range g.threads {
 			switch {
-			case t.ended || t.native && !t.queuing:
+			case t.ended || t.native && !t.queuing && !t.released:
 			case t.waiting == Resource(SignalArrival{}):
 				if found == nil {
 					found = t
@@ -142,7 +142,7 @@ func (g *Graph) parentMovesAloneLocked(signalWaits bool) (still, room bool) {
 	for _, t := range g.threads {
 		r, isRoom := t.waiting.(*PipeRoom)
 		switch {
-		case t.ended || t.native && !t.queuing:
+		case t.ended || t.native && !t.queuing && !t.released:
 		case isRoom && r.drainer == nil:
 			room = true
 		case signalWaits && t.waiting == Resource(SignalArrival{}):

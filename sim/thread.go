@@ -157,8 +157,11 @@ func (g *Graph) inFlightLocked(self *Thread) bool {
 
 // inFlightLocked reports whether t runs native code without the GIL, or is
 // on its way to the GIL's queue, and has not yet reached a settled wait.
+// A forwarder counts too while it sleeps in its sink's write: whether the
+// main thread filled the pipe before that sleep ended was the clock's
+// (docs/TRUST.md, "A forwarder's sleep").
 func (t *Thread) inFlightLocked() bool {
-	return (t.queuing || !t.native && t.released) && !t.SettledLocked()
+	return (t.queuing || t.released) && !t.SettledLocked()
 }
 
 // wokenBeforeLocked reports whether a thread made before self is on its
