@@ -64,8 +64,17 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		c.direct, c.stalled = false, true
 		p.keep(t, l, "no room on fd 2 (or another writer) for 100 ms")
 	case t.InCall() && c.stalled: // re-check with no wait; on room, catch up and go direct
-		if p.roomNow(t) && p.rt.Stdio.TryAcquire(t) {
-			if p.catchUpLocked(t, c) {
+		// On a pipe the check is a try of the oldest kept line, not poll:
+		// a one-page pipe holding anything is never writable to poll, yet
+		// takes a line that fits (random search: seed 4050971, lines kept
+		// after one EAGAIN while the pipe had room, lost at a Fatal abort).
+		pipe := p.rt.FD2.Kind == sim.FDPipe
+		if (pipe || p.roomNow(t)) && p.rt.Stdio.TryAcquire(t) {
+			first := RoomWait
+			if pipe {
+				first = 0
+			}
+			if p.catchUpLocked(t, c, first) {
 				n := p.writeBounded(t, l.Bytes, RoomWait)
 				if 0 < n && n < len(l.Bytes) {
 					p.rt.FD2.WriteAll(t, l.Bytes[n:]) // never half a line (tryDirect)
@@ -134,10 +143,16 @@ func (p *logjamSink) fatal(t *sim.Thread, l sim.Line) {
 		tk.lines = append(tk.lines, call.lines...)
 	}
 	if !tk.empty() {
-		left, _ := p.directWhileRoom(t, tk, p.rules.careful)
+		all := tk.lines
+		if tk.note != nil {
+			all = append([][]byte{tk.note}, all...)
+		}
+		p.rt.Stdio.Acquire(t)
+		left := p.writeEachBounded(t, all, RoomWait)
+		p.rt.Stdio.Release(t)
 		// Telemetry only: the kept lines this fatal path wrote to fd 2
-		// (the oldest first; the room check stops at the first line with
-		// no room), for the ledger's fatal-path rule.
+		// (the oldest first; it stops at the first line fd 2 did not
+		// take within the bound), for the ledger's fatal-path rule.
 		p.rt.Tel.Emit(telemetry.FatalFlush{Thread: t.Name, Fatal: l.Seq,
 			Written: tk.lines[:max(0, len(tk.lines)-left)], Left: left})
 	}
@@ -193,27 +208,43 @@ func (p *logjamSink) roomNow(t *sim.Thread) bool {
 // pipe without the GIL, and cannot read another). What does not go out,
 // the rest of a line included, is kept again, in order; it reports
 // whether everything was written. The stdio lock is held.
-func (p *logjamSink) catchUpLocked(t *sim.Thread, c *callState) bool {
+func (p *logjamSink) catchUpLocked(t *sim.Thread, c *callState, first time.Duration) bool {
 	tk := p.take(t)
 	all := tk.lines
 	if tk.note != nil {
 		all = append([][]byte{tk.note}, all...)
 	}
 	p.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: "room again after a stall"})
+	left := p.writeEachBounded(t, all, first)
+	for _, rest := range all[len(all)-left:] {
+		c.kept.Add(rest)
+	}
+	return left == 0
+}
+
+// writeEachBounded writes lines, oldest first, each as fd 2 takes it within
+// the room check's bound (writeBounded), never half of one (tryDirect), and
+// returns how many were left at the first that did not go out; the first
+// line's bound is first. A line is tried, not only fd 2 polled: a one-page
+// pipe holding anything is never writable to poll, yet takes a line that
+// fits (random search: seed 4050971, a Fatal line's kept lines left while
+// the pipe had room: LOST). The stdio lock is held.
+func (p *logjamSink) writeEachBounded(t *sim.Thread, all [][]byte, first time.Duration) (left int) {
 	for i, b := range all {
-		n := p.writeBounded(t, b, RoomWait)
+		wait := RoomWait
+		if i == 0 {
+			wait = first
+		}
+		n := p.writeBounded(t, b, wait)
 		if 0 < n && n < len(b) {
-			p.rt.FD2.WriteAll(t, b[n:]) // never half a line (tryDirect)
+			p.rt.FD2.WriteAll(t, b[n:])
 			n = len(b)
 		}
 		if n == 0 {
-			for _, rest := range all[i:] {
-				c.kept.Add(rest)
-			}
-			return false
+			return len(all) - i
 		}
 	}
-	return true
+	return 0
 }
 
 // writeReleased writes kept lines to fd 2 at an outermost exit (or at

@@ -500,18 +500,16 @@ inline void direct(const std::string &b) {
 }
 
 // direct_while_room writes lines while the room check finds room and
-// returns what was left (lines, bytes); *wrote counts the lines written.
-inline std::pair<long, long> direct_while_room(const std::vector<std::string> &all, size_t *wrote = nullptr) {
+// returns what was left (lines, bytes).
+inline std::pair<long, long> direct_while_room(const std::vector<std::string> &all) {
   for (size_t i = 0; i < all.size(); i++) {
     if (!room(kRoomWaitMs)) {
       long n = 0, b = 0;
       for (size_t j = i; j < all.size(); j++) { n++; b += (long)all[j].size(); }
-      if (wrote) *wrote = i;
       return {n, b};
     }
     direct(all[i]);
   }
-  if (wrote) *wrote = all.size();
   return {0, 0};
 }
 
@@ -662,8 +660,13 @@ class Logjam : public Sink {
       return;
     }
     if (in_call() && c.stalled) {  // re-check with no wait; on room, catch up and go direct
-      if (fd2::room_now() && ftrylockfile(stderr) == 0) {
-        if (catch_up_locked(c)) {
+      // On a pipe the check is a try of the oldest kept line, not poll: a
+      // one-page pipe holding anything is never writable to poll, yet takes
+      // a line that fits.
+      fd2::Kind k = fd2::kind();
+      bool pipe = k == fd2::Kind::Pipe || k == fd2::Kind::Socket;
+      if ((pipe || fd2::room_now()) && ftrylockfile(stderr) == 0) {
+        if (catch_up_locked(c, pipe ? 0 : kRoomWaitMs)) {
           bool ok = fd2::write_line_bounded(b, kRoomWaitMs);
           funlockfile(stderr);
           if (ok) { c.direct = true; c.stalled = false; }
@@ -738,10 +741,11 @@ class Logjam : public Sink {
   }
 
   // fatal: the lines kept process-wide (any thread's, logged outside a
-  // call before the fatal line), then the call's kept lines, each while
-  // fd 2 has room, then the fatal line: nothing runs after the abort. mu_
-  // is held only to take outside_; the fatal path never waits for a flush
-  // in flight (flushing_), which re-takes the GIL before it is done.
+  // call before the fatal line), then the call's kept lines, each as fd 2
+  // takes it within the bound, then the fatal line: nothing runs after
+  // the abort. mu_ is held only to take outside_; the fatal path never
+  // waits for a flush in flight (flushing_), which re-takes the GIL before
+  // it is done.
   void fatal(const std::string &b) {
     Taken t;
     {
@@ -756,28 +760,36 @@ class Logjam : public Sink {
     }
     if (!t.empty()) {
       auto all = t.all();
-      size_t wrote = 0;
-      auto left = fd2::direct_while_room(all, &wrote);
+      flockfile(stderr);
+      size_t wrote = write_each_bounded(all, kRoomWaitMs);
+      funlockfile(stderr);
       size_t lines_wrote = (wrote > 0 && !t.note.empty()) ? wrote - 1 : wrote;
       std::vector<std::string> w(t.lines.begin(), t.lines.begin() + (long)std::min(lines_wrote, t.lines.size()));
-      observer().fatal_flush(w, (size_t)left.first);
+      observer().fatal_flush(w, all.size() - wrote);
     }
     fd2::direct(b);
   }
 
   // catchUpLocked: the kept lines (note first) as fd 2 takes them within
   // the bound, each whole; what does not go out is kept again, in order.
-  static bool catch_up_locked(Call &c) {
+  static bool catch_up_locked(Call &c, int first_ms) {
     Taken t = c.kept.take();
     auto all = t.all();
     observer().fallback(t.lines.size(), "room again after a stall");
+    size_t wrote = write_each_bounded(all, first_ms);
+    for (size_t j = wrote; j < all.size(); j++) c.kept.add(all[j]);
+    return wrote == all.size();
+  }
+
+  // write_each_bounded: lines, oldest first, each as fd 2 takes it within
+  // the bound (the first's is first_ms), never half of one; returns how
+  // many went out. A line is tried, not only fd 2 polled (a one-page pipe
+  // holding anything is never writable to poll). Stdio lock held.
+  static size_t write_each_bounded(const std::vector<std::string> &all, int first_ms) {
     for (size_t i = 0; i < all.size(); i++) {
-      if (!fd2::write_line_bounded(all[i], kRoomWaitMs)) {
-        for (size_t j = i; j < all.size(); j++) c.kept.add(all[j]);
-        return false;
-      }
+      if (!fd2::write_line_bounded(all[i], i == 0 ? first_ms : kRoomWaitMs)) return i;
     }
-    return true;
+    return all.size();
   }
 
   // daemonDirect: a daemon's lines while fd 2 has room; the rest counted
