@@ -68,6 +68,9 @@ func (s Schedule) InContract() error {
 	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && k.Abort != nil && !k.Abort.Fatal {
 		return out("a foreign abort with EAGAINs (a line kept for want of room dies with the process, as after a stall)")
 	}
+	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && k.stallAt(StallAtAbort) {
+		return out("EAGAINs with a stall at the abort (a line kept for want of room meets a reader that reads again only once the Fatal line's write waits: it dies, as what cannot fit)")
+	}
 	if e := k.FD2.Errors; e != nil && e.Errno != ErrnoEAGAIN && k.FD2.Kind == FD2PTY && k.FD2.StallMs > 0 {
 		return out("%s on a stalled terminal (a short write, then the rest refused: half a line the next one continues)", e.Errno)
 	}

@@ -319,6 +319,11 @@ func drawFD2Errors(t *rapid.T, s Schedule) *FD2Errors {
 		// contract's edge, as after a stall).
 		errnos = slices.DeleteFunc(slices.Clone(errnos), func(e string) bool { return e == ErrnoEAGAIN })
 	}
+	if slices.ContainsFunc(s.Sink.FD2.Stalls, func(st Stall) bool { return st.At == StallAtAbort }) {
+		// A line kept for want of room meets a reader that reads again
+		// only once the Fatal line's write waits: it dies (the edge).
+		errnos = slices.DeleteFunc(slices.Clone(errnos), func(e string) bool { return e == ErrnoEAGAIN })
+	}
 	if f := s.Sink.FD2; f.Kind == FD2PTY && f.StallMs > 0 {
 		// A stalled terminal takes part of a line; a refusal of the rest
 		// leaves half a line that the next one continues (the edge).
