@@ -176,7 +176,23 @@ func (rt *Runtime) WaitDrained(t *Thread) {
 	default:
 		return
 	}
-	if n, err := queued(); err != nil || n == 0 {
+	// Drained means no write is under way either: another thread's write
+	// that waits for room, or runs with the GIL dropped, puts the rest of
+	// its bytes in after an empty moment, and whether they filled a pipe
+	// stalled in that moment was the scheduler's (random search: merged,
+	// seed 5051036, a flush still writing when a stall began, LOST or OK;
+	// docs/TRUST.md, "A write under way at a stall").
+	drained := func() bool {
+		rt.G.mu.Lock()
+		writing := rt.othersWritingLocked(t)
+		rt.G.mu.Unlock()
+		if writing {
+			return false
+		}
+		n, err := queued()
+		return err != nil || n == 0
+	}
+	if drained() {
 		// Drained already: no wait is shown, not even for an instant (an
 		// observer that acts when a thread waits for room on fd 2 caught
 		// it or not as the scheduler ran it: random search, seed 41205,
@@ -185,12 +201,20 @@ func (rt *Runtime) WaitDrained(t *Thread) {
 		return
 	}
 	rt.G.waitOn(t, rt.FD2.Room(), func() {
-		for {
-			n, err := queued()
-			if err != nil || n == 0 {
-				return
-			}
+		for !drained() {
 			time.Sleep(time.Millisecond) // a condition polled, not a guessed delay
 		}
 	})
+}
+
+// othersWritingLocked reports whether a thread other than self has a write
+// to fd 2 under way that ends by itself: waiting for room the parent
+// drains, or running native code with the GIL dropped. Graph mutex held.
+func (rt *Runtime) othersWritingLocked(self *Thread) bool {
+	for _, o := range rt.G.threads {
+		if r, ok := o.waiting.(*PipeRoom); ok && o != self && !o.ended && r.drainer == nil {
+			return true
+		}
+	}
+	return rt.G.inFlightUnwaitingLocked(self)
 }
