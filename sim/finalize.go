@@ -239,8 +239,12 @@ func unwindFrames(t *Thread, frames []daemon.Frame) {
 	t.in.Tel.Emit(telemetry.DaemonFate{Thread: t.Name, Fate: string(daemon.Unwind), Frame: at.Name,
 		FrameKind: at.Kind.String(), Signal: signals.Name(end.Signal), Why: end.Why})
 	if end.Message != "" {
-		// __libc_fatal writes straight to fd 2 (no stdio lock, no GIL).
-		_, _ = syscall.Write(2, []byte(end.Message))
+		// __libc_fatal writes straight to fd 2 (no stdio lock, no GIL): a
+		// write(2) the model sees, so a stalled reader's observer sees it
+		// wait for room. A raw write left a stalled terminal full for good,
+		// or not, as the reader had gone (random search: buffered, seed
+		// 5008321, a daemon's forced unwind at exit, CRASH or HANG).
+		t.in.fd2.WriteAll(t, []byte(end.Message))
 	}
 	signals.DieBy(end.Signal)
 }
@@ -256,7 +260,7 @@ func (b *Backend) Destroy(t *Thread) {
 // fatalError is Py_FatalError on the finalizing thread (_Py_FatalErrorFormat:
 // the message straight to fd 2, then abort()) for a wait on lock that can
 // never end. It never returns.
-func (in *Interp) fatalError(fn, msg string, lock *Lock) {
+func (in *Interp) fatalError(t *Thread, fn, msg string, lock *Lock) {
 	in.G.mu.Lock()
 	owner := "nobody"
 	if lock.owner != nil {
@@ -265,6 +269,6 @@ func (in *Interp) fatalError(fn, msg string, lock *Lock) {
 	in.G.mu.Unlock()
 	text := "Fatal Python error: " + fn + ": " + msg + "\nPython runtime state: finalizing\n\n"
 	in.Tel.Emit(telemetry.Abort{Why: strings.TrimSpace(text) + " (" + lock.name + " is held by " + owner + ")"})
-	_, _ = syscall.Write(2, []byte(text))
+	in.fd2.WriteAll(t, []byte(text)) // a write(2) the model sees (unwindFrames)
 	signals.DieBy(syscall.SIGABRT)
 }

@@ -90,6 +90,7 @@ type Interp struct {
 	Python   Version
 
 	original Stream
+	fd2      *FD2 // where the C library's last words go (__libc_fatal, Py_FatalError)
 	stderr   atomic.Pointer[streamBox]
 	Signals  *Signals
 

@@ -86,6 +86,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	fd2.readerAcks = opts.ReaderAcks
+	in.fd2 = fd2
 	in.original = newOriginalStream(in.G, fd2, opts.Stderr)
 	in.SetStderr(in.original)
 	in.Signals = newSignals(in, fd2.Wake)

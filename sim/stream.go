@@ -171,7 +171,7 @@ func (s *OriginalStream) enter(t *Thread) *PyErr {
 		return &PyErr{Type: "RuntimeError", Msg: "reentrant call inside " + bufferedWriterRepr}
 	}
 	if t.in.Finalizing() {
-		t.in.fatalError("_enter_buffered_busy", "could not acquire lock for "+bufferedWriterRepr+
+		t.in.fatalError(t, "_enter_buffered_busy", "could not acquire lock for "+bufferedWriterRepr+
 			" at interpreter shutdown, possibly due to daemon threads", s.lock)
 	}
 	// In flight until it waits for the lock: a holder that lets the GIL go
