@@ -143,13 +143,23 @@ func (p *logjamSink) fatal(t *sim.Thread, l sim.Line) {
 		tk.lines = append(tk.lines, call.lines...)
 	}
 	if !tk.empty() {
-		all := tk.lines
-		if tk.note != nil {
-			all = append([][]byte{tk.note}, all...)
+		// A pipe: each line tried within the bound (writeEachBounded); a
+		// terminal or a file: written, blocking, as before (a stalled
+		// terminal's reader reads again once a write waits; a bounded try
+		// gave up first or not as the clock went: random search, seed
+		// 6052064, LOST or OK).
+		left := 0
+		if p.rt.FD2.Kind == sim.FDPipe {
+			all := tk.lines
+			if tk.note != nil {
+				all = append([][]byte{tk.note}, all...)
+			}
+			p.rt.Stdio.Acquire(t)
+			left = p.writeEachBounded(t, all, RoomWait)
+			p.rt.Stdio.Release(t)
+		} else {
+			left, _ = p.directWhileRoom(t, tk, p.rules.careful)
 		}
-		p.rt.Stdio.Acquire(t)
-		left := p.writeEachBounded(t, all, RoomWait)
-		p.rt.Stdio.Release(t)
 		// Telemetry only: the kept lines this fatal path wrote to fd 2
 		// (the oldest first; it stops at the first line fd 2 did not
 		// take within the bound), for the ledger's fatal-path rule.

@@ -760,9 +760,15 @@ class Logjam : public Sink {
     }
     if (!t.empty()) {
       auto all = t.all();
-      flockfile(stderr);
-      size_t wrote = write_each_bounded(all, kRoomWaitMs);
-      funlockfile(stderr);
+      size_t wrote = 0;
+      fd2::Kind k = fd2::kind();
+      if (k == fd2::Kind::Pipe || k == fd2::Kind::Socket) {  // each line tried within the bound
+        flockfile(stderr);
+        wrote = write_each_bounded(all, kRoomWaitMs);
+        funlockfile(stderr);
+      } else {  // a terminal or a file: written, blocking (a stalled terminal reads again once a write waits)
+        wrote = all.size() - (size_t)fd2::direct_while_room(all).first;
+      }
       size_t lines_wrote = (wrote > 0 && !t.note.empty()) ? wrote - 1 : wrote;
       std::vector<std::string> w(t.lines.begin(), t.lines.begin() + (long)std::min(lines_wrote, t.lines.size()));
       observer().fatal_flush(w, all.size() - wrote);
