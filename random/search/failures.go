@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync"
 
+	"logjam/harness/cell"
 	"logjam/scenario/schedule"
+	"logjam/telemetry"
 )
 
 // Finding is one cause of failure (Cause): the runs that showed it, the
@@ -50,7 +52,40 @@ func (r Runner) result(ctx context.Context, s schedule.Schedule) (Result, error)
 		return Result{}, err
 	}
 	return Result{Schedule: s, Verdict: out.Observed, Class: Class(s, out.Observed, out.Cycle), Cause: Cause(s, out),
-		Reason: out.Reason, Cycle: out.Cycle, Ms: out.Ms}, nil
+		Reason: out.Reason, Cycle: out.Cycle, Ms: out.Ms, Threads: threadsAtDump(out)}, nil
+}
+
+// threadsAtDump is what each thread held and waited for when the child
+// answered the watchdog's SIGQUIT, one line ("" without a dump): all a
+// FLAKY HANG with no cycle leaves to go on once its replays end OK.
+func threadsAtDump(out *cell.Outcome) string {
+	if out.Result == nil || out.Result.Dump == nil {
+		return ""
+	}
+	var d telemetry.Dump
+	if err := out.Result.Dump.Decode(&d); err != nil {
+		return ""
+	}
+	var parts []string
+	for _, t := range d.Locks.Threads {
+		if t.Ended {
+			continue
+		}
+		p := t.Name
+		if len(t.Holds) > 0 {
+			p += " holds " + strings.Join(t.Holds, ", ")
+		}
+		if t.Waits != "" {
+			p += " waits for " + t.Waits
+			if len(t.HeldBy) > 0 {
+				p += " (held by " + strings.Join(t.HeldBy, ", ") + ")"
+			}
+		} else {
+			p += " waits for nothing"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // hunt is a search with its replays and shrinks: how a schedule is played,
@@ -239,7 +274,7 @@ func PrintFailures(w io.Writer, results []Result, findings []*Finding, f schedul
 			fmt.Fprintf(w, "  shrink:   %v\n", d.Err)
 			continue
 		case d.Replayed != d.Cause:
-			fl := Flaky{Seed: res.Seed, Failure: d.Cause, Got: []string{orPass(d.Replayed)}, Reason: res.Reason}
+			fl := Flaky{Seed: res.Seed, Failure: d.Cause, Got: []string{orPass(d.Replayed)}, Reason: res.Reason, Threads: res.Threads}
 			flaky = append(flaky, fl)
 			fmt.Fprintf(w, "  %s: not shrunk\n", fl)
 			continue

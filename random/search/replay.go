@@ -23,6 +23,9 @@ type Flaky struct {
 	// when known: whether a HANG was a child that waited for a CPU past
 	// its allowance shows only here.
 	Reason, Other string
+	// Threads is the failing play's threads at the watchdog's dump
+	// (Result.Threads), when it took one.
+	Threads string
 }
 
 // Agreed is how many replays showed the failure again.
@@ -43,6 +46,9 @@ func (f Flaky) String() string {
 	}
 	if f.Other != "" {
 		s += "; the replay that differed: " + firstLine(f.Other)
+	}
+	if f.Threads != "" {
+		s += "; the failing play's threads at its dump: " + f.Threads
 	}
 	return s
 }
@@ -111,7 +117,7 @@ func (r Runner) ReplayAgreement(ctx context.Context, w io.Writer, results []Resu
 	fmt.Fprintf(w, "\nreplay agreement (%d replays of each of %d failing runs)\n", k, len(failing))
 	agree := 0
 	for i, res := range failing {
-		f := Flaky{Seed: res.Seed, Failure: res.Class, Got: got[i], Reason: res.Reason}
+		f := Flaky{Seed: res.Seed, Failure: res.Class, Got: got[i], Reason: res.Reason, Threads: res.Threads}
 		for j, c := range f.Got {
 			if c == "" {
 				f.Got[j] = "OK"

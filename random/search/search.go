@@ -69,6 +69,9 @@ type Result struct {
 	Reason string
 	Cycle  string
 	Ms     int64
+	// Threads is each thread's locks and wait at the watchdog's dump, one
+	// line ("": no dump was taken).
+	Threads string
 }
 
 // Failed reports whether the ledger found anything.
