@@ -14,7 +14,7 @@ import (
 )
 
 // kill -9 of a running `logjam chaos` (no handler runs) while a family's
-// child hangs: 1 s later no process of the run is alive (Pdeathsig on the
+// child hangs: within 10 s no process of the run is alive (Pdeathsig on the
 // families, on their spec processes and on every child), several times
 // over. What the killed runs left on disk (their suite links; a build
 // folder when killed mid-build) is swept by the next run's start: after it,
@@ -49,8 +49,12 @@ func TestKill9LeavesNoProcessAndTheNextRunSweepsItsScratch(t *testing.T) {
 
 		g.Expect(cmd.Process.Signal(syscall.SIGKILL)).To(Succeed())
 		<-waited
-		time.Sleep(time.Second)
-		g.Expect(tagged(tag)).To(BeEmpty(), "round %d: processes of the killed run alive 1 s later", round)
+		// Gone within 10 s: SIGKILL by Pdeathsig, down the tree, on a
+		// loaded machine too (a fixed 1 s failed a fresh-clone CI beside a
+		// random-run measurement at load 20: a spec process still exiting).
+		// An orphan would live on until D1's own deadline (60 s nightly).
+		g.Eventually(func() []string { return tagged(tag) }).WithTimeout(10*time.Second).WithPolling(100*time.Millisecond).
+			Should(BeEmpty(), "round %d: processes of the killed run alive 10 s later", round)
 		killed = append(killed, cmd.Process.Pid)
 	}
 	g.Expect(leftBy(root, killed)).NotTo(BeEmpty(), "the killed runs left no suite links: the sweep below proves nothing")
