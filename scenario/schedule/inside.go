@@ -23,7 +23,7 @@ func (s Schedule) InContract() error {
 			return out("an abort with sys.stderr replaced and other threads' calls (what they flushed to it dies with it)")
 		case len(k.Threads) > 1 && !k.Abort.Fatal && k.outsideLines() > 0:
 			return out("a foreign abort with lines outside a call (kept process-wide, they die with it: no fatal path)")
-		case k.stallAt(StallAtAbort) && k.outsideLines() > 0:
+		case k.StallAt(StallAtAbort) && k.outsideLines() > 0:
 			return out("a stall at the abort with lines outside a call (kept process-wide, they meet the full pipe in the fatal path)")
 		case k.FD2.Kind != FD2File && k.FD2.Kind != FD2Pipe && k.FD2.Kind != FD2PTY:
 			return out("an abort with fd 2 %s (a forwarder's pipe gets only what fits)", k.FD2.Kind)
@@ -31,11 +31,11 @@ func (s Schedule) InContract() error {
 			return out("a foreign abort with sys.stderr replaced (what it holds dies)")
 		case k.Stderr.Kind != StderrOriginal && len(k.Threads[0].Calls) != 1:
 			return out("an abort with sys.stderr replaced after earlier calls (their lines die with it)")
-		case k.Sigint == SigintBlocked || k.stallSigint() && !k.stallAt(StallAtAbort):
+		case k.Sigint == SigintBlocked || k.stallSigint() && !k.StallAt(StallAtAbort):
 			return out("an abort with a blocked-write SIGINT before the abort")
-		case k.stallAt(StallAtAbort) && (!k.Abort.Fatal || k.FD2.Capacity != 4096 || k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 1 || k.Stderr.Kind != StderrOriginal):
+		case k.StallAt(StallAtAbort) && (!k.Abort.Fatal || k.FD2.Capacity != 4096 || k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 1 || k.Stderr.Kind != StderrOriginal):
 			return out("a stall at the abort, other than alone, on a one-page pipe, with sys.stderr the original, before a Fatal line (what the fatal path finds kept, or cannot fit, dies)")
-		case k.stallAt(StallAtExit):
+		case k.StallAt(StallAtExit):
 			return out("an abort with a stall at exit (the run never reaches it)")
 		case !k.Abort.Fatal && (k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0) && k.Abort.After < 1:
 			return out("a foreign abort after a stall with no line once fd 2 has room")
@@ -68,7 +68,7 @@ func (s Schedule) InContract() error {
 	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && k.Abort != nil && !k.Abort.Fatal {
 		return out("a foreign abort with EAGAINs (a line kept for want of room dies with the process, as after a stall)")
 	}
-	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && k.stallAt(StallAtAbort) {
+	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && k.StallAt(StallAtAbort) {
 		return out("EAGAINs with a stall at the abort (a line kept for want of room meets a reader that reads again only once the Fatal line's write waits: it dies, as what cannot fit)")
 	}
 	if e := k.FD2.Errors; e != nil && e.Errno != ErrnoEAGAIN && k.FD2.Kind == FD2PTY && k.FD2.StallMs > 0 {
@@ -123,8 +123,8 @@ func (k *Sink) stallSigint() bool {
 	return false
 }
 
-// stallAt: a stall of the schedule starts at that mark.
-func (k *Sink) stallAt(at string) bool {
+// StallAt reports whether a stall of the schedule starts at that mark.
+func (k *Sink) StallAt(at string) bool {
 	for _, st := range k.FD2.Stalls {
 		if st.At == at {
 			return true

@@ -246,6 +246,14 @@ type taken struct {
 
 func (tk taken) empty() bool { return tk.note == nil && len(tk.lines) == 0 }
 
+// all is the lines to write, the note first.
+func (tk taken) all() [][]byte {
+	if tk.note == nil {
+		return tk.lines
+	}
+	return append([][]byte{tk.note}, tk.lines...)
+}
+
 func (tk taken) bytes() []byte {
 	var b []byte
 	b = append(b, tk.note...)
@@ -282,10 +290,7 @@ func (k *kit) directAll(t *sim.Thread, tk taken, why string) {
 // directWhileRoom writes lines while the room check finds room and returns
 // what was left (lines and bytes).
 func (k *kit) directWhileRoom(t *sim.Thread, tk taken, careful bool) (leftLines, leftBytes int) {
-	all := tk.lines
-	if tk.note != nil {
-		all = append([][]byte{tk.note}, all...)
-	}
+	all := tk.all()
 	for i, l := range all {
 		if !k.roomCheck(t, RoomWait, careful) {
 			for _, r := range all[i:] {

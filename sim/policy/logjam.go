@@ -150,12 +150,8 @@ func (p *logjamSink) fatal(t *sim.Thread, l sim.Line) {
 		// 6052064, LOST or OK).
 		left := 0
 		if p.rt.FD2.Kind == sim.FDPipe {
-			all := tk.lines
-			if tk.note != nil {
-				all = append([][]byte{tk.note}, all...)
-			}
 			p.rt.Stdio.Acquire(t)
-			left = p.writeEachBounded(t, all, RoomWait)
+			left = p.writeEachBounded(t, tk.all(), RoomWait)
 			p.rt.Stdio.Release(t)
 		} else {
 			left, _ = p.directWhileRoom(t, tk, p.rules.careful)
@@ -220,10 +216,7 @@ func (p *logjamSink) roomNow(t *sim.Thread) bool {
 // whether everything was written. The stdio lock is held.
 func (p *logjamSink) catchUpLocked(t *sim.Thread, c *callState, first time.Duration) bool {
 	tk := p.take(t)
-	all := tk.lines
-	if tk.note != nil {
-		all = append([][]byte{tk.note}, all...)
-	}
+	all := tk.all()
 	p.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: "room again after a stall"})
 	left := p.writeEachBounded(t, all, first)
 	for _, rest := range all[len(all)-left:] {
@@ -270,10 +263,7 @@ func (p *logjamSink) writeEachBounded(t *sim.Thread, all [][]byte, first time.Du
 // runHandlers, stay pending for the eval loop.
 func (p *logjamSink) writeReleased(t *sim.Thread, tk taken, why string, runHandlers bool) *sim.PyErr {
 	p.rt.Tel.Emit(telemetry.Fallback{Thread: t.Name, Lines: len(tk.lines), Why: why})
-	all := tk.lines
-	if tk.note != nil {
-		all = append([][]byte{tk.note}, all...)
-	}
+	all := tk.all()
 	var raised *sim.PyErr
 	t.ReleaseGILNative()
 	p.rt.Stdio.Acquire(t)

@@ -314,14 +314,10 @@ func drawFD2Errors(t *rapid.T, s Schedule) *FD2Errors {
 		return nil
 	}
 	errnos := Errnos
-	if a := s.Sink.Abort; a != nil && !a.Fatal {
-		// A line kept for want of room dies with a foreign abort (the
-		// contract's edge, as after a stall).
-		errnos = slices.DeleteFunc(slices.Clone(errnos), func(e string) bool { return e == ErrnoEAGAIN })
-	}
-	if slices.ContainsFunc(s.Sink.FD2.Stalls, func(st Stall) bool { return st.At == StallAtAbort }) {
-		// A line kept for want of room meets a reader that reads again
-		// only once the Fatal line's write waits: it dies (the edge).
+	if a := s.Sink.Abort; a != nil && !a.Fatal || s.Sink.StallAt(StallAtAbort) {
+		// A line kept for want of room dies with a foreign abort, as after
+		// a stall, or meets a stall at the abort whose reader reads again
+		// only once the Fatal line's write waits (the contract's edges).
 		errnos = slices.DeleteFunc(slices.Clone(errnos), func(e string) bool { return e == ErrnoEAGAIN })
 	}
 	if f := s.Sink.FD2; f.Kind == FD2PTY && f.StallMs > 0 {
@@ -468,7 +464,7 @@ func drawAbortThreads(t *rapid.T, sw swarm, k *Sink) {
 	for main := &k.Threads[0]; len(main.Calls) < 4 && (len(main.Calls) < 2 || rapid.Bool().Draw(t, "main call before the abort?")); {
 		main.Calls = append(main.Calls, drawCall(t, sw, n, 0, true))
 	}
-	outside := k.Abort.Fatal && !slices.ContainsFunc(k.FD2.Stalls, func(st Stall) bool { return st.At == StallAtAbort })
+	outside := k.Abort.Fatal && !k.StallAt(StallAtAbort)
 	for i := 1; i < n; i++ {
 		var th Thread
 		calls := 0
