@@ -33,6 +33,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// burstEvents is how many events the "burst" child writes after its first:
+// fewer bytes than a pipe holds, so it exits without waiting for a reader.
+const burstEvents = 400
+
 // childTelemetry writes typed events on fd 3 when the watchdog opened it;
 // each carries "wall_ns" for the latency benchmarks.
 type childTelemetry struct {
@@ -137,6 +141,23 @@ func runChild(behaviour string) int {
 		tel.writeLine("")
 		tel.writeLine(`[1,2,3]`)
 		tel.writeLine(`{"ev":"mark","name":"last"}`)
+		fmt.Println("done")
+		return 0
+	case "burst":
+		// One event; once the parent has read it (the pipe is empty), a
+		// burst the parent has not read when this process exits.
+		tel.emit(telemetry.Mark{Name: "first"})
+		for limit := time.Now().Add(10 * time.Second); tel.f != nil && unreadBytes(tel.f) > 0; {
+			if time.Now().After(limit) {
+				fmt.Fprintln(os.Stderr, "the parent never read the first event")
+				return 1
+			}
+			time.Sleep(time.Millisecond)
+		}
+		for i := range burstEvents {
+			tel.emit(telemetry.Mark{Name: fmt.Sprint("burst ", i)})
+		}
+		tel.emit(telemetry.Mark{Name: "last"})
 		fmt.Println("done")
 		return 0
 	case "fd4":

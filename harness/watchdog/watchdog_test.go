@@ -233,6 +233,41 @@ func TestGrandchildHoldingStdout(t *testing.T) {
 	})
 }
 
+// A reader that falls behind must still get every event the child wrote
+// before it died: the last one is what decides a verdict (an abort's
+// "abort" event, docs/TRUST.md). The reader here is held on the first event
+// for longer than drain's deadline (at most a second), while the rest wait
+// in the pipe and the child exits.
+func TestEventsStillInThePipeAtTheDeadlineAreRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("drain asks the kernel what a pipe holds on Linux only")
+	}
+	held := false
+	cfg := Config{Deadline: 30 * time.Second, OnEvent: func(telemetry.Event) {
+		if !held {
+			held = true
+			time.Sleep(3 * time.Second)
+		}
+	}}
+	res, _ := run(t, childCmd(t, "burst"), cfg)
+	wantVerdict(t, res, verdict.Completed)
+	if n := len(res.Events); n != burstEvents+2 {
+		t.Fatalf("%d events, want %d (the child's last: %q)", n, burstEvents+2, lastMark(res.Events))
+	}
+	if got := lastMark(res.Events); got != "last" {
+		t.Errorf("last event %q, want %q", got, "last")
+	}
+}
+
+func lastMark(events []telemetry.Event) string {
+	if len(events) == 0 {
+		return ""
+	}
+	var m telemetry.Mark
+	_ = events[len(events)-1].Decode(&m)
+	return m.Name
+}
+
 func TestMalformedTelemetryIsKeptAsEvidence(t *testing.T) {
 	var mu sync.Mutex
 	var seen []telemetry.Event
