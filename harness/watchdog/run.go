@@ -259,7 +259,8 @@ func quitThenKill(ctx context.Context, group *liveGroup, rec *recorder, waited <
 
 // drainAllowance is how long Run waits, after killing the group, for the
 // pipes to reach EOF. Killing the group closes every write end it held, so
-// only a process that left the group can make Run wait this long.
+// only a process that left the group can make Run wait this long; a pipe
+// still holding what the group wrote is read on past it (drain).
 func drainAllowance(grace time.Duration) time.Duration {
 	return min(max(grace/4, 250*time.Millisecond), time.Second)
 }
