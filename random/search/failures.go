@@ -85,7 +85,49 @@ func threadsAtDump(out *cell.Outcome) string {
 		}
 		parts = append(parts, p)
 	}
+	if calls := inSyscalls(d.Stacks); calls != "" {
+		parts = append(parts, "in a system call: "+calls)
+	}
 	return strings.Join(parts, "; ")
+}
+
+// inSyscalls names, from a dump's goroutine stacks, where each goroutine
+// in a system call was in the product's code (a write blocked on a full
+// pipe is invisible to the lock table: the telemetry pipe, or a raw write
+// to fd 2 such as a Go panic's), and says so of a goroutine panicking.
+func inSyscalls(stacks string) string {
+	var names []string
+	count := map[string]int{}
+	for _, g := range strings.Split(stacks, "\n\n") {
+		head, body, _ := strings.Cut(g, "\n")
+		where := ""
+		for _, l := range strings.Split(body, "\n") {
+			if strings.HasPrefix(l, "panic(") {
+				where = "panic"
+				break
+			}
+			if !strings.HasPrefix(l, "\t") && strings.HasPrefix(l, "logjam/") {
+				if i := strings.LastIndex(l, "("); i > 0 {
+					l = l[:i]
+				}
+				where = l
+				break
+			}
+		}
+		if where == "" || (where != "panic" && !strings.Contains(head, "[syscall")) {
+			continue
+		}
+		if count[where] == 0 {
+			names = append(names, where)
+		}
+		count[where]++
+	}
+	for i, n := range names {
+		if c := count[n]; c > 1 {
+			names[i] = fmt.Sprintf("%s (%d goroutines)", n, c)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // hunt is a search with its replays and shrinks: how a schedule is played,
