@@ -254,6 +254,16 @@ func (tk taken) all() [][]byte {
 	return append([][]byte{tk.note}, tk.lines...)
 }
 
+// then is tk's lines followed by next's (its note first): two notes count
+// lines left out of two places, written one after the other.
+func (tk taken) then(next taken) taken {
+	lines := append(tk.lines[:len(tk.lines):len(tk.lines)], next.all()...)
+	if tk.note == nil && len(lines) == 0 {
+		return taken{}
+	}
+	return taken{note: tk.note, lines: lines}
+}
+
 func (tk taken) bytes() []byte {
 	var b []byte
 	b = append(b, tk.note...)

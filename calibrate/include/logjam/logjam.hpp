@@ -229,6 +229,14 @@ struct Taken {
     a.insert(a.end(), lines.begin(), lines.end());
     return a;
   }
+  // then: these lines followed by next's, its note first (two notes count
+  // lines left out of two places, written one after the other).
+  Taken then(const Taken &next) const {
+    Taken t = *this;
+    auto more = next.all();
+    t.lines.insert(t.lines.end(), more.begin(), more.end());
+    return t;
+  }
 };
 
 // KeepBuffer: lines kept in order, at most kKeepCap bytes; when a line
@@ -694,9 +702,33 @@ class Logjam : public Sink {
   bool exit() override {
     ThreadInfo &ti = this_thread();
     Exc out;
-    if (!ti.daemon && !flush_outside()) out = Exc::fetch();
-    if (call().kept.empty()) return finish(out);
-    Taken t = call().kept.take();
+    Taken t;
+    // Counts the lines kept process-wide this exit took in flushing_ until
+    // it returns (they are written by then).
+    struct Flushing {
+      std::atomic<int> *n = nullptr;
+      ~Flushing() { if (n) (*n)--; }
+    } flushing;
+    if (!ti.daemon && !stderr_replaced()) {
+      // One flush for the lines kept process-wide and the call's own,
+      // under one hold of the stdio lock: two let the GIL be re-taken
+      // between them, and an abort there (another thread's Fatal line)
+      // killed the call's lines, still kept.
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        t = outside_.take();
+        outside_kept_.store(false);
+        if (!t.empty()) {  // with the take: a later outside line sees the backlog
+          flushing_++;
+          flushing.n = &flushing_;
+        }
+      }
+      t = t.then(call().kept.take());
+    } else {
+      if (!ti.daemon && !flush_outside()) out = Exc::fetch();
+      t = call().kept.take();
+    }
+    if (t.empty()) return finish(out);
     if (daemon_rule() || (ti.daemon && !stderr_replaced())) {  // a daemon never waits on fd 2
       daemon_direct(t);
       return finish(out);
@@ -753,11 +785,7 @@ class Logjam : public Sink {
       t = outside_.take();
       outside_kept_.store(false);
     }
-    if (in_call()) {
-      Taken c = call().kept.take();
-      if (!c.note.empty()) t.lines.push_back(c.note);  // both notes count lines left out
-      t.lines.insert(t.lines.end(), c.lines.begin(), c.lines.end());
-    }
+    if (in_call()) t = t.then(call().kept.take());
     if (!t.empty()) {
       auto all = t.all();
       size_t wrote = 0;
