@@ -114,8 +114,12 @@ func (p *plumbing) drain(telemetryDone <-chan struct{}, until time.Time) {
 	for i := 0; i < len(pending); {
 		wait := time.Until(until)
 		if !time.Now().Before(until) {
-			if unreadBytes(files[i]) == 0 || !time.Now().Before(hardStop) {
+			if !time.Now().Before(hardStop) {
 				break
+			}
+			if unreadBytes(files[i]) == 0 {
+				i++ // held open, but all it holds was read: the next pipe
+				continue
 			}
 			wait = unreadPoll
 		}
