@@ -12,16 +12,26 @@ import (
 )
 
 // fakeCPUWait makes the child look starved: each look after the first finds
-// step more time spent waiting for a CPU, for looks looks.
+// step more time spent waiting for a CPU, for looks looks. The parent
+// (this process) waits for none.
 func fakeCPUWait(t *testing.T, step time.Duration, looks int) {
+	t.Helper()
+	fakeStarved(t, step, looks, func(pid int) bool { return pid != os.Getpid() })
+}
+
+// fakeStarved is fakeCPUWait for the processes whose pid starved says.
+func fakeStarved(t *testing.T, step time.Duration, looks int, starved func(pid int) bool) {
 	t.Helper()
 	var mu sync.Mutex
 	var d time.Duration
 	n := 0
 	old := cpuWaitOf
-	cpuWaitOf = func(int) (time.Duration, bool) {
+	cpuWaitOf = func(pid int) (time.Duration, bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		if !starved(pid) {
+			return 0, true
+		}
 		if n > 0 && n <= looks {
 			d += step
 		}
@@ -29,6 +39,16 @@ func fakeCPUWait(t *testing.T, step time.Duration, looks int) {
 		return d, true
 	}
 	t.Cleanup(func() { cpuWaitOf = old })
+}
+
+// A child held up by a starved parent (it waits, asleep, for an answer the
+// parent is slow to give) is not a HANG either: the parent's wait for a
+// CPU is added as the child's is.
+func TestChildOfAStarvedParentGetsTheTimeTheParentWaited(t *testing.T) {
+	fakeStarved(t, 600*time.Millisecond, 3, func(pid int) bool { return pid == os.Getpid() })
+	cfg := Config{Deadline: time.Second, Mode: Strict}
+	res, _ := run(t, childCmd(t, "slow"), cfg)
+	wantVerdict(t, res, verdict.Completed)
 }
 
 // A child that would finish in time had it got a CPU is not a HANG: the
@@ -48,7 +68,7 @@ func TestStarvedStuckChildIsAHangWithinBound(t *testing.T) {
 	cfg := Config{Deadline: deadline, Mode: Strict, GraceFloor: 200 * time.Millisecond}
 	res, elapsed := run(t, childCmd(t, "stubborn"), cfg)
 	wantVerdict(t, res, verdict.Hang)
-	if !strings.Contains(res.Reason, "the time it waited for a CPU") {
+	if !strings.Contains(res.Reason, "the time it and the watchdog waited for a CPU") {
 		t.Errorf("reason %q does not say the deadline moved", res.Reason)
 	}
 	if max := deadline*(1+MaxStarvedShare) + cfg.Grace() + slack; elapsed > max {

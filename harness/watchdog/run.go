@@ -177,11 +177,22 @@ const MaxStarvedShare = 1
 // a nice'd run) is added and the wait goes on, at most MaxStarvedShare
 // deadlines more. So whether a slow run is a HANG does not depend on the
 // machine's load, and a child that is really stuck (its threads asleep)
-// accrues no such time and ends at its deadline. starved is the time added.
+// accrues no such time and ends at its deadline. The parent's own wait for
+// a CPU counts too: a child that waits for the parent (a stalled reader's
+// answer, a signal it asked for) is held up by a starved parent while it
+// sleeps (random search: seeds 6052427 and 8086313, HANG once each beside a
+// CI at a higher priority, "ended after SIGQUIT" with no dump: finishing,
+// not stuck; docs/TRUST.md). starved is the time added.
 func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, waited <-chan error) (cause stopCause, waitErr error, exited bool, starved time.Duration) {
 	deadline := time.NewTimer(cfg.Deadline)
 	defer deadline.Stop()
-	counted, _ := cpuWaitOf(group.pgid)
+	self := os.Getpid()
+	cpuWaits := func() (time.Duration, bool) {
+		child, ok := cpuWaitOf(group.pgid)
+		parent, pok := cpuWaitOf(self)
+		return child + parent, ok || pok
+	}
+	counted, _ := cpuWaits()
 	cycleSeen := rec.cycleSeen
 	for cause == stopNone && !exited {
 		select {
@@ -193,7 +204,7 @@ func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, wai
 				cause = stopCycle
 			}
 		case <-deadline.C:
-			if w, ok := cpuWaitOf(group.pgid); ok && w-counted >= time.Millisecond && starved < MaxStarvedShare*cfg.Deadline {
+			if w, ok := cpuWaits(); ok && w-counted >= time.Millisecond && starved < MaxStarvedShare*cfg.Deadline {
 				more := min(w-counted, MaxStarvedShare*cfg.Deadline-starved)
 				counted, starved = w, starved+more
 				deadline.Reset(more)

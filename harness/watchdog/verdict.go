@@ -19,7 +19,7 @@ type classifyInput struct {
 	waitErr      error
 	cycleAt      time.Duration
 	quit         quitOutcome
-	starved      time.Duration // added to the deadline: the child waited for a CPU
+	starved      time.Duration // added to the deadline: the child or the watchdog waited for a CPU
 }
 
 // classify decides the verdict from the observations, first that applies.
@@ -32,7 +32,7 @@ func classify(res *Result, in classifyInput) (verdict.Verdict, string) {
 		} else {
 			fmt.Fprintf(&b, "did not finish within %s", in.cfg.Deadline)
 			if in.starved > 0 {
-				fmt.Fprintf(&b, " (and %s more, the time it waited for a CPU)", roundDuration(in.starved))
+				fmt.Fprintf(&b, " (and %s more, the time it and the watchdog waited for a CPU)", roundDuration(in.starved))
 			}
 			if res.Cycle != nil {
 				fmt.Fprintf(&b, " (it reported a wait-for cycle after %s)", roundDuration(in.cycleAt))
