@@ -98,6 +98,17 @@ func Queued(fd int) (int, error) {
 	return n, nil
 }
 
+// QueuedFile is Queued for an *os.File, through RawConn (control), so a
+// file in Go's poller stays non-blocking under its reader.
+func QueuedFile(f *os.File) (int, error) {
+	var n int
+	err := control(f, "ioctl FIONREAD", func(fd int) (err error) {
+		n, err = unix.IoctlGetInt(fd, unix.TIOCINQ)
+		return err
+	})
+	return n, err
+}
+
 // PollWritable asks poll(2) whether fd has room (POLLOUT), waiting up to
 // timeout; timeout <= 0 asks for an immediate answer. On a Linux pipe POLLOUT
 // means a whole page slot is free, not merely some byte. A pipe whose reader

@@ -28,6 +28,9 @@ func Capacity(f *os.File) (int, error) { return 0, errUnsupported }
 // Queued is unsupported off Linux.
 func Queued(fd int) (int, error) { return 0, errUnsupported }
 
+// QueuedFile is unsupported off Linux.
+func QueuedFile(f *os.File) (int, error) { return 0, errUnsupported }
+
 // PollWritable is unsupported off Linux.
 func PollWritable(fd int, timeout time.Duration) (bool, error) { return false, errUnsupported }
 

@@ -82,14 +82,8 @@ func (c *Console) quit(rt *Runtime, d telemetry.Dump) {
 		if t.Ended {
 			b.WriteString(" (ended)")
 		}
-		if len(t.Holds) > 0 {
-			fmt.Fprintf(&b, " holds %s", strings.Join(t.Holds, " and "))
-		}
-		if t.Waits != "" {
-			fmt.Fprintf(&b, " waits for %s", t.Waits)
-			if len(t.HeldBy) > 0 {
-				fmt.Fprintf(&b, " (held by %s)", strings.Join(t.HeldBy, ", "))
-			}
+		if p := t.Phrase(); p != "" {
+			b.WriteString(" " + p)
 		}
 		b.WriteString("\n")
 	}

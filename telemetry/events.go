@@ -1,5 +1,7 @@
 package telemetry
 
+import "strings"
+
 // Meta is where and when an event sat in its run; the decoder fills it, the
 // writer ignores it (it is not part of the wire).
 type Meta struct {
@@ -194,6 +196,24 @@ type ThreadState struct {
 	Waits  string   `json:"waits,omitempty"`
 	HeldBy []string `json:"held_by,omitempty"`
 	Ended  bool     `json:"ended,omitempty"`
+}
+
+// Phrase is the row's locks and wait, as the console and random search's
+// FLAKY lines print it: "holds A and B waits for C (held by D)"; "" for a
+// thread that holds nothing and waits for nothing.
+func (s ThreadState) Phrase() string {
+	var parts []string
+	if len(s.Holds) > 0 {
+		parts = append(parts, "holds "+strings.Join(s.Holds, " and "))
+	}
+	if s.Waits != "" {
+		w := "waits for " + s.Waits
+		if len(s.HeldBy) > 0 {
+			w += " (held by " + strings.Join(s.HeldBy, ", ") + ")"
+		}
+		parts = append(parts, w)
+	}
+	return strings.Join(parts, " ")
 }
 
 // LockTable is every thread's locks and wait.

@@ -191,23 +191,8 @@ func (a *FD2) until(cond func() bool) bool {
 // drained reports whether the parent's end holds nothing unread (or says
 // nothing: an error ends the wait too).
 func (a *FD2) drained() bool {
-	n, err := a.queued()
+	n, err := pipes.QueuedFile(a.parent)
 	return err != nil || n == 0
-}
-
-// queued is how many bytes the parent's end has unread (FIONREAD), without
-// Fd(), which would make the descriptor blocking under the reader.
-func (a *FD2) queued() (int, error) {
-	rc, err := a.parent.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	var qerr error
-	if err := rc.Control(func(fd uintptr) { n, qerr = pipes.Queued(int(fd)) }); err != nil {
-		return 0, err
-	}
-	return n, qerr
 }
 
 // Collect runs after the child's group is gone: it stops the pause timers,

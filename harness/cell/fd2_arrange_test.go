@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"logjam/pipes"
 	"logjam/scenario"
 	"logjam/telemetry"
 )
@@ -35,7 +36,7 @@ func TestAReadAskIsAnsweredByTheReadersState(t *testing.T) {
 		}
 		acked := make(chan int, 1)
 		a.AckReads(func() {
-			n, err := a.queued()
+			n, err := pipes.QueuedFile(a.parent)
 			if err != nil {
 				t.Error(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"logjam/pipes"
 	"logjam/signals"
 	"logjam/telemetry"
 )
@@ -147,7 +148,7 @@ func runChild(behaviour string) int {
 		// One event; once the parent has read it (the pipe is empty), a
 		// burst the parent has not read when this process exits.
 		tel.emit(telemetry.Mark{Name: "first"})
-		for limit := time.Now().Add(10 * time.Second); tel.f != nil && unreadBytes(tel.f) > 0; {
+		for limit := time.Now().Add(10 * time.Second); tel.f != nil && queued(tel.f) > 0; {
 			if time.Now().After(limit) {
 				fmt.Fprintln(os.Stderr, "the parent never read the first event")
 				return 1
@@ -171,6 +172,12 @@ func runChild(behaviour string) int {
 	}
 	fmt.Fprintf(os.Stderr, "unknown child behaviour %q\n", behaviour)
 	return 2
+}
+
+// queued is what the pipe f writes to still holds (0 if unknown).
+func queued(f *os.File) int {
+	n, _ := pipes.QueuedFile(f)
+	return n
 }
 
 // hangForever blocks while a ticker keeps the runtime from declaring "all

@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"io"
+	"logjam/pipes"
 	"logjam/telemetry"
 	"os"
 	"os/exec"
@@ -98,7 +99,8 @@ func (p *plumbing) closeAll() {
 
 // drain waits until every pipe reached EOF, then closes the read ends. A
 // process that escaped the group may hold a write end open forever, so at
-// until drain stops waiting, but only for pipes that hold no unread bytes:
+// until drain stops waiting, but only for pipes that hold no unread bytes
+// (FIONREAD; off Linux, unknown: it stops):
 // what the group wrote before it died is finite and is always read. A
 // reader that fell behind on a loaded machine lost the child's last events
 // (random search: buffered, seed 7072768, an abort whose "abort" event was
@@ -117,7 +119,7 @@ func (p *plumbing) drain(telemetryDone <-chan struct{}, until time.Time) {
 			if !time.Now().Before(hardStop) {
 				break
 			}
-			if unreadBytes(files[i]) == 0 {
+			if n, err := pipes.QueuedFile(files[i]); err != nil || n == 0 {
 				i++ // held open, but all it holds was read: the next pipe
 				continue
 			}

@@ -72,15 +72,10 @@ func threadsAtDump(out *cell.Outcome) string {
 			continue
 		}
 		p := t.Name
-		if len(t.Holds) > 0 {
-			p += " holds " + strings.Join(t.Holds, ", ")
+		if ph := t.Phrase(); ph != "" {
+			p += " " + ph
 		}
-		if t.Waits != "" {
-			p += " waits for " + t.Waits
-			if len(t.HeldBy) > 0 {
-				p += " (held by " + strings.Join(t.HeldBy, ", ") + ")"
-			}
-		} else {
+		if t.Waits == "" {
 			p += " waits for nothing"
 		}
 		parts = append(parts, p)

@@ -257,11 +257,7 @@ func (tk taken) all() [][]byte {
 // then is tk's lines followed by next's (its note first): two notes count
 // lines left out of two places, written one after the other.
 func (tk taken) then(next taken) taken {
-	lines := append(tk.lines[:len(tk.lines):len(tk.lines)], next.all()...)
-	if tk.note == nil && len(lines) == 0 {
-		return taken{}
-	}
-	return taken{note: tk.note, lines: lines}
+	return taken{note: tk.note, lines: append(tk.lines[:len(tk.lines):len(tk.lines)], next.all()...)}
 }
 
 func (tk taken) bytes() []byte {

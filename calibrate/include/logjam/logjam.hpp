@@ -701,33 +701,20 @@ class Logjam : public Sink {
 
   bool exit() override {
     ThreadInfo &ti = this_thread();
-    Exc out;
-    Taken t;
-    // Counts the lines kept process-wide this exit took in flushing_ until
-    // it returns (they are written by then).
-    struct Flushing {
-      std::atomic<int> *n = nullptr;
-      ~Flushing() { if (n) (*n)--; }
-    } flushing;
     if (!ti.daemon && !stderr_replaced()) {
       // One flush for the lines kept process-wide and the call's own,
       // under one hold of the stdio lock: two let the GIL be re-taken
       // between them, and an abort there (another thread's Fatal line)
       // killed the call's lines, still kept.
-      {
-        std::lock_guard<std::mutex> g(mu_);
-        t = outside_.take();
-        outside_kept_.store(false);
-        if (!t.empty()) {  // with the take: a later outside line sees the backlog
-          flushing_++;
-          flushing.n = &flushing_;
-        }
-      }
-      t = t.then(call().kept.take());
-    } else {
-      if (!ti.daemon && !flush_outside()) out = Exc::fetch();
-      t = call().kept.take();
+      Taken outside = take_outside();
+      Taken t = outside.then(call().kept.take());
+      Exc e = t.empty() ? Exc() : flush_to(t, "outermost exit");  // re-raised as itself
+      if (!outside.empty()) flushing_--;
+      return finish(e);
     }
+    Exc out;
+    if (!ti.daemon && !flush_outside()) out = Exc::fetch();
+    Taken t = call().kept.take();
     if (t.empty()) return finish(out);
     if (daemon_rule() || (ti.daemon && !stderr_replaced())) {  // a daemon never waits on fd 2
       daemon_direct(t);
@@ -752,13 +739,7 @@ class Logjam : public Sink {
   // exit (its flush could release the GIL while the interpreter finalizes).
   bool flush_outside() override {
     if (this_thread().daemon || !outside_kept_.load()) return true;
-    Taken t;
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      t = outside_.take();
-      outside_kept_.store(false);
-      if (!t.empty()) flushing_++;
-    }
+    Taken t = take_outside();
     if (t.empty()) return true;
     Exc e = flush_to(t, "next outermost exit");
     flushing_--;
@@ -766,6 +747,17 @@ class Logjam : public Sink {
   }
 
  private:
+  // take_outside: the lines kept process-wide, counted in flushing_ (with
+  // the take: a later outside line sees the backlog) until the caller has
+  // written them and counts them down.
+  Taken take_outside() {
+    std::lock_guard<std::mutex> g(mu_);
+    Taken t = outside_.take();
+    outside_kept_.store(false);
+    if (!t.empty()) flushing_++;
+    return t;
+  }
+
   static bool finish(Exc &e) {
     if (!e.set()) return true;
     e.restore();
