@@ -309,6 +309,9 @@ func (s *OriginalStream) retain(b []byte) {
 // Faults come from failpoints and model a Python-level write method.
 type MemStream struct {
 	name string
+	// plain: not a sys.stderr (wurlitzer's sink), so the stream
+	// failpoints, which fault sys.stderr's write, leave it alone.
+	plain bool
 
 	mu       sync.Mutex
 	buf      strings.Builder
@@ -322,11 +325,20 @@ type Attempt = telemetry.Attempt
 // NewMemStream returns an empty in-memory stream.
 func NewMemStream(name string) *MemStream { return &MemStream{name: name} }
 
+// NewPlainMemStream returns an empty in-memory stream that is not a
+// sys.stderr: the stream failpoints never fault its writes (wurlitzer's
+// sink; docs/RANDOM.md, "A slow sys.stderr is not wurlitzer's sink").
+func NewPlainMemStream(name string) *MemStream { return &MemStream{name: name, plain: true} }
+
 // Name implements Stream.
 func (m *MemStream) Name() string { return m.name }
 
 // Write implements Stream, applying the stream faults enabled by failpoints.
 func (m *MemStream) Write(t *Thread, text string) *PyErr {
+	if m.plain {
+		m.record(text, len(text), "")
+		return nil
+	}
 	if ms, ok := failpoints.Int(failpoints.StreamWriteDelay); ok && ms > 0 {
 		// time.sleep inside write: the GIL is released while it sleeps.
 		t.ReleaseGILNative()

@@ -38,7 +38,7 @@ func captureFD2(e *Env, style sim.ForwarderStyle) *sim.FD2Capture {
 		sink = sim.NewMemStream("OutStream")
 		in.SetStderr(sink)
 	} else {
-		sink = sim.NewMemStream("wurlitzer sink")
+		sink = sim.NewPlainMemStream("wurlitzer sink")
 		in.RegisterMemStream(sink)
 	}
 	c, err := e.RT.CaptureFD2(style, sink)

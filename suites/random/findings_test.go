@@ -106,11 +106,17 @@ var shrunk = []TableEntry{
 	// 3 of 40 plays; else LOST). A resume now ends only a stop no resume has ended yet (docs/TRUST.md, "80,800
 	// random runs"). A weak control: the old code is OK only now and then.
 	Entry("seed 4049447: adaptive LOST (a stale resume does not end a later stall)", `{"family":"sink","policy":"adaptive","platform":"linux","python":"3.10","sink":{"fd2":{"kind":"pipe","capacity":4096,"stall_ms":400,"stalls":[{"at":"line","ms":400},{"at":"line","line":1,"ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":1,"size":255,"level":"E","nested":{"backend":1,"lines":105,"size":256,"level":"E","invalid":2}},{"backend":0,"lines":7,"size":125,"level":"I","yield":true},{"backend":1,"lines":51,"size":78,"level":"E","yield":true}],"outside":8},{"calls":null}]}}`, "LOST"),
-	// Seed 4052924 of the 80,800-run measurement, as drawn: wurlitzer's forwarder sleeps in its sink's write (slow,
+	// Seed 4052924 of the 80,800-run measurement, as drawn: wurlitzer's forwarder slept in its sink's write (slow,
 	// 2 ms) with the GIL dropped; whether the main thread's last lines filled the pipe before that sleep ended was
 	// the clock's (HANG 150 of 150 quiet, OK 5 of 245 loaded). A forwarder's native sleep is now in flight like any
-	// other thread's (docs/TRUST.md, "A forwarder's sleep"); the old code is HANG nearly always.
+	// other thread's (docs/TRUST.md, "A forwarder's sleep"). Since the slow sys.stderr no longer slows the sink
+	// (the next row), this forwarder does not sleep at all: the row keeps the schedule's verdict.
 	Entry("seed 4052924: fd2 OK (the forwarder's sleep in its sink's write is in flight)", `{"family":"sink","policy":"fd2","platform":"macos","python":"3.13.8","sink":{"fd2":{"kind":"wurlitzer","capacity":8192,"chunk":65536},"stderr":{"kind":"slow","delay_ms":2},"threads":[{"calls":[{"backend":1,"lines":6,"size":130,"level":"I","yield":true},{"backend":0,"lines":40,"size":1023,"level":"E","cjk":true,"wait_for":2}]},{"calls":null},{"calls":null,"outside":1,"outside_text":{"size":1022,"cjk":true}},{"calls":null}],"outside":8,"outside_text":{"size":256}}}`, "OK"),
+	// Seed 10057322 of the 100,000-run measurement at 1820c6d, as drawn: a slow sys.stderr (28 ms a write) slowed
+	// wurlitzer's sink too, so the forwarder, reading one byte at a time, slept 28 ms for each of 2,561 bytes (74 s
+	// played by hand): HANG with no cycle, every replay. The sink is not sys.stderr and its writes are not slow
+	// (docs/RANDOM.md, "A slow sys.stderr is not wurlitzer's sink"); with them slow, this row is HANG.
+	Entry("seed 10057322: fd2 OK (a slow sys.stderr does not slow wurlitzer's sink)", `{"family":"sink","policy":"fd2","platform":"macos","python":"3.13.7","sink":{"fd2":{"kind":"wurlitzer","capacity":4096,"chunk":1},"stderr":{"kind":"slow","delay_ms":28},"threads":[{"calls":[{"backend":0,"lines":13,"size":129,"level":"I"}]},{"calls":null,"outside":1,"outside_text":{"size":124}},{"calls":null},{"calls":null}]}}`, "OK"),
 	// Seed 4050971 of the 80,800-run measurement, shrunk: one EAGAIN while the pipe stalled at the abort still had
 	// room; poll never finds a one-page pipe holding anything writable, so logjam kept every later line and the
 	// fatal path left them (LOST, 41 of 156 lines). A stalled call now tries its oldest kept line (FINDINGS.md,
