@@ -71,8 +71,8 @@ func (s Schedule) InContract() error {
 	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && k.StallAt(StallAtAbort) {
 		return out("EAGAINs with a stall at the abort (a line kept for want of room meets a reader that reads again only once the Fatal line's write waits: it dies, as what cannot fit)")
 	}
-	if e := k.FD2.Errors; e != nil && e.Errno != ErrnoEAGAIN && k.FD2.Kind == FD2PTY && k.FD2.StallMs > 0 {
-		return out("%s on a stalled terminal (a short write, then the rest refused: half a line the next one continues)", e.Errno)
+	if e := k.FD2.Errors; e != nil && e.Errno != ErrnoEAGAIN && k.FD2.Kind == FD2PTY {
+		return out("%s on a terminal (one whose reader falls behind takes part of a line; the rest refused leaves half a line the next one continues)", e.Errno)
 	}
 	if e := k.FD2.Errors; e != nil && e.Errno == ErrnoEAGAIN && e.Times > 100 {
 		return out("%d EAGAINs in a row (no room that lasts is a stall; the contract's EAGAINs are a bounded run)", e.Times)

@@ -222,11 +222,16 @@ func TestFD2ErrorsEdges(t *testing.T) {
 			t.Errorf("%+v abort %+v: %v, want inside %v", tc.e, tc.a, err, tc.inside)
 		}
 	}
-	for errno, inside := range map[string]bool{ErrnoEIO: false, ErrnoEAGAIN: true} {
-		s := base(FD2Errors{Errno: errno, Times: 1}, nil)
-		s.Sink.FD2.Kind, s.Sink.FD2.StallMs = FD2PTY, 200
-		if err := s.InContract(); (err == nil) != inside {
-			t.Errorf("%s on a stalled pty: %v, want inside %v", errno, err, inside)
+	// A terminal whose reader only falls behind takes part of a line too
+	// (seed 11013574: ENOSPC on a pty that never stalls, LOST 10 of 60
+	// plays six at once).
+	for _, stallMs := range []int{200, 0} {
+		for errno, inside := range map[string]bool{ErrnoEIO: false, ErrnoENOSPC: false, ErrnoEAGAIN: true} {
+			s := base(FD2Errors{Errno: errno, Times: 1}, nil)
+			s.Sink.FD2.Kind, s.Sink.FD2.StallMs = FD2PTY, stallMs
+			if err := s.InContract(); (err == nil) != inside {
+				t.Errorf("%s on a pty stalled %d ms: %v, want inside %v", errno, stallMs, err, inside)
+			}
 		}
 	}
 }
