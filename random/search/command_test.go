@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"logjam/scenario/schedule"
 )
 
 // Bad random-schedule input gets one line and status 2, before the child is
@@ -63,4 +65,21 @@ func captureStderr(t *testing.T, f func()) string {
 	var b bytes.Buffer
 	b.ReadFrom(r)
 	return b.String()
+}
+
+// A replay says when its schedule lies outside the contract (seed 11013574
+// as drawn before fa2b49f: ENOSPC on a terminal), and says nothing for one
+// inside it.
+func TestAReplayNamesAScheduleOutsideTheContract(t *testing.T) {
+	s, err := schedule.Decode(`{"family":"sink","policy":"logjam","platform":"linux","python":"3.13.8","sink":{"fd2":{"kind":"pty","errors":{"errno":"ENOSPC","after":113,"times":1}},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":28,"size":125,"level":"E"}]}],"abort":{"after":13}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := contractNote(s); !strings.Contains(n, "outside the contract: ENOSPC on a terminal") {
+		t.Errorf("note %q, want it to name ENOSPC on a terminal", n)
+	}
+	s.Sink.FD2.Errors = nil // EAGAIN aside, a terminal takes no refusal inside the contract
+	if n := contractNote(s); n != "" {
+		t.Errorf("a schedule inside the contract got the note %q", n)
+	}
 }
