@@ -77,7 +77,11 @@ var Rows = []Row{
 		LeftOut: []LeftOut{{Policy: "pystderr", Profile: Buffered,
 			Why: "the real outcome is both HANG and REORDERED: pybind11's pythonbuf writes and then flushes, two holds of the BufferedWriter's lock, " +
 				"a semaphore that hands nothing over, so whether T2 (woken at the end of MainThread's write) or MainThread's flush takes it next " +
-				"is CPython's race, inside pythonbuf where the harness has no switch point (HANG 9 of 10 on 3.11.7): docs/FINDINGS.md"}},
+				"is CPython's race, inside pythonbuf where the harness has no switch point (HANG 9 of 10 on 3.11.7): docs/FINDINGS.md"},
+			{Policy: "pystderr", Profile: Unbuffered,
+				Why: "the real outcome is both HANG and REORDERED here too: pythonbuf's write(2) lets the GIL go inside pybind11, where the harness " +
+					"has no switch point, and T2 may take it there and flush pythonbuf's one shared buffer, MainThread's line still in it " +
+					"(REORDERED in the fresh-clone CI at 00f854f and again within 40 plays on a quiet machine): docs/FINDINGS.md"}},
 		Note: "wurlitzer's capture (8192-byte pipe); each thread's calls run natively back to back (no bytecode, so no switch interval, between them); T2 asks for the GIL once MainThread's calls begin and gets it at MainThread's first release of it (a forced switch: T2 is seen asleep in the GIL's wait first), takes the second backend's lock and logs once MainThread waits (asleep in a wait that does not end by itself; for the GIL, after asking for a forced switch)"},
 	{ID: "RF4", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF4"],
 		Note: "wurlitzer's capture (4096-byte pipe); 128 lines outside any call (GIL held), the capture closed, then a daemon thread loops through calls while the interpreter exits (as T1)"},
