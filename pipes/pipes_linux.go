@@ -89,9 +89,7 @@ func control(f *os.File, what string, op func(fd int) error) error {
 // works on either end of a pipe, which is what a writer needs. On a pty slave
 // it counts the slave's unread input, not output waiting for the master.
 func Queued(fd int) (int, error) {
-	// x/sys/unix names FIONREAD by its Linux alias: <asm/ioctls.h> defines
-	// TIOCINQ as FIONREAD on every architecture.
-	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
+	n, err := fionread(fd)
 	if err != nil {
 		return 0, fmt.Errorf("pipes: %w", os.NewSyscallError("ioctl FIONREAD", err))
 	}
@@ -103,11 +101,15 @@ func Queued(fd int) (int, error) {
 func QueuedFile(f *os.File) (int, error) {
 	var n int
 	err := control(f, "ioctl FIONREAD", func(fd int) (err error) {
-		n, err = unix.IoctlGetInt(fd, unix.TIOCINQ)
+		n, err = fionread(fd)
 		return err
 	})
 	return n, err
 }
+
+// fionread is the bare FIONREAD. x/sys/unix names it by its Linux alias:
+// <asm/ioctls.h> defines TIOCINQ as FIONREAD on every architecture.
+func fionread(fd int) (int, error) { return unix.IoctlGetInt(fd, unix.TIOCINQ) }
 
 // PollWritable asks poll(2) whether fd has room (POLLOUT), waiting up to
 // timeout; timeout <= 0 asks for an immediate answer. On a Linux pipe POLLOUT

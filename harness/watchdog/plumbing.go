@@ -2,12 +2,13 @@ package watchdog
 
 import (
 	"io"
-	"logjam/pipes"
-	"logjam/telemetry"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"logjam/pipes"
+	"logjam/telemetry"
 )
 
 // plumbing is the pipes Run puts between itself and the child.
