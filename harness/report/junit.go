@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/onsi/ginkgo/v2/reporters"
-
 	"logjam/verdict"
 )
 
@@ -15,13 +13,13 @@ import (
 // testcase per cell and repeat, failing with the cell's evidence when it
 // did not observe the expected verdict.
 func JUnit(run Run, fams []Family) ([]byte, error) {
-	suites := reporters.JUnitTestSuites{}
+	suites := junitTestSuites{}
 	for _, f := range fams {
-		s := reporters.JUnitTestSuite{
+		s := junitTestSuite{
 			Name:      "logjam " + f.Name,
 			Package:   "logjam/suites/" + f.Name,
 			Timestamp: run.Started.UTC().Format("2006-01-02T15:04:05"),
-			Properties: reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
+			Properties: junitProperties{Properties: []junitProperty{
 				{Name: "profile", Value: run.Profile}, {Name: "mode", Value: run.Mode},
 				{Name: "seed", Value: fmt.Sprint(run.Seed)}, {Name: "shards", Value: strings.Join(run.Shards, " ")},
 			}},
@@ -32,7 +30,7 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 				if len(r.Runs) > 1 {
 					name = fmt.Sprintf("%s (repeat %d)", c.Name, repeatOf(c, i))
 				}
-				tc := reporters.JUnitTestCase{
+				tc := junitTestCase{
 					Name: name, Classname: "logjam." + f.Name, Status: "passed", Time: float64(c.Ms) / 1000,
 				}
 				if rt := c.RealText(); rt != "" {
@@ -42,7 +40,7 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 				case c.AsExpected():
 				case c.Observed == verdict.NotRun:
 					tc.Status = "skipped"
-					tc.Skipped = &reporters.JUnitSkipped{Message: "not run: the run was interrupted before this cell started"}
+					tc.Skipped = &junitSkipped{Message: "not run: the run was interrupted before this cell started"}
 					s.Skipped++
 				case c.Failure != "" && (c.VerdictMatches() || c.Observed == SpecFail):
 					// The verdict matched (or there is none: a spec outside
@@ -52,7 +50,7 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 						what = "spec failed"
 					}
 					tc.Status = "failed"
-					tc.Failure = &reporters.JUnitFailure{
+					tc.Failure = &junitProblem{
 						Message:     what + ": " + c.FailureLine(),
 						Type:        "check",
 						Description: evidenceText(c, r),
@@ -62,7 +60,7 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 					// The cell could not judge (a broken scenario promise, a
 					// run cut short): a JUnit error, not a failure.
 					tc.Status = "errored"
-					tc.Error = &reporters.JUnitError{
+					tc.Error = &junitProblem{
 						Message:     fmt.Sprintf("expected %s, observed %s", c.Expected, c.Observed),
 						Type:        string(c.Observed),
 						Description: evidenceText(c, r),
@@ -70,7 +68,7 @@ func JUnit(run Run, fams []Family) ([]byte, error) {
 					s.Errors++
 				default:
 					tc.Status = "failed"
-					tc.Failure = &reporters.JUnitFailure{
+					tc.Failure = &junitProblem{
 						Message:     fmt.Sprintf("expected %s, observed %s", c.Expected, c.Observed),
 						Type:        string(c.Observed),
 						Description: evidenceText(c, r),
