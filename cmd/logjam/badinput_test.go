@@ -66,7 +66,8 @@ type badInput struct {
 var badInputs = []badInput{
 	// logjam's command line
 	{"no command", "logjam", nil, nil, "", "usage: logjam chaos"},
-	{"unknown command", "logjam", []string{"run"}, nil, "", `unknown command "run" (accepted: chaos, report, replay, list, doctor, calibrate, -h)`},
+	{"unknown command", "logjam", []string{"run"}, nil, "", `unknown command "run" (accepted: chaos, report, replay, list, calibrate, doctor, test, ginkgo, simrt, version, -h)`},
+	{"version with an argument", "logjam", []string{"version", "-x"}, nil, "", "version takes no arguments (1 given)"},
 	{"stray word before flags", "logjam", []string{"chaos", "extra", "-focus", "X"}, nil, "", `unexpected argument "extra"`},
 	{"stray word after flags", "logjam", []string{"chaos", "-focus", "X", "extra"}, nil, "", `unexpected argument "extra"`},
 	{"unknown flag", "logjam", []string{"chaos", "-colour"}, nil, "", "flag provided but not defined: -colour"},
@@ -294,7 +295,7 @@ func TestGoodInputStartsWhatBadInputMayNot(t *testing.T) {
 			t.Errorf("logjam %v: exit %d, stdout %q, stderr %q; want usage on stdout, exit 0", args, code, stdout, stderr)
 		}
 		// Every command and every flag, random search's included.
-		for _, want := range []string{"logjam replay", "logjam list", "logjam doctor", "logjam calibrate", "logjam test", "logjam ginkgo", "logjam simrt", "report merge", "-random", "-replay", "-shrink-runs", "-replays", "-run-id", "-focus"} {
+		for _, want := range []string{"logjam replay", "logjam list", "logjam doctor", "logjam version", "logjam calibrate", "logjam test", "logjam ginkgo", "logjam simrt", "report merge", "-random", "-replay", "-shrink-runs", "-replays", "-run-id", "-focus"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("logjam %v does not mention %s", args, want)
 			}

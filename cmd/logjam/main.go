@@ -10,6 +10,7 @@
 //	logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]
 //	logjam list [-focus REGEXP] [FAMILY...]
 //	logjam doctor
+//	logjam version
 //	logjam test [GO TEST ARGS] | ginkgo [GINKGO ARGS] | simrt [SIMRT ARGS]
 package main
 
@@ -43,6 +44,9 @@ func logjam(args []string, w io.Writer) int {
 	if len(args) > 0 && args[0] == "simrt" {
 		return simrt(args[1:], w, os.Stderr)
 	}
+	if len(args) > 0 && args[0] == "version" {
+		return version(args[1:], w)
+	}
 	if len(args) > 0 && args[0] == "doctor" {
 		return doctor(args[1:], w)
 	}
@@ -69,10 +73,11 @@ func usage(w io.Writer) {
 	runner.Usage(w)
 	fmt.Fprintln(w)
 	search.Usage(w)
-	fmt.Fprintf(w, "\n%s\n  (docs/SINK.md: your own sink played on real CPython)\n%s\n  (which tools and interpreters the suite can use here)\n%s\n%s\n%s\n", calibrateUsage, doctorUsage, goTestUsage, ginkgoUsage, simrtUsage)
+	fmt.Fprintf(w, "\n%s\n  (docs/SINK.md: your own sink played on real CPython)\n%s\n  (which tools and interpreters the suite can use here)\n%s\n  (the module, its commit and the Go toolchain that built this logjam)\n%s\n%s\n%s\n", calibrateUsage, doctorUsage, versionUsage, goTestUsage, ginkgoUsage, simrtUsage)
 }
 
 const (
 	calibrateUsage = "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]"
 	doctorUsage    = "usage: logjam doctor"
+	versionUsage   = "usage: logjam version"
 )

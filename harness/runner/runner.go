@@ -33,7 +33,7 @@ func Main(args []string, w io.Writer) int {
 	case "list":
 		return listCmd(args[1:], w)
 	}
-	return fail("unknown command %q (accepted: chaos, report, replay, list, doctor, calibrate, -h)", args[0])
+	return fail("unknown command %q (accepted: chaos, report, replay, list, calibrate, doctor, test, ginkgo, simrt, version, -h)", args[0])
 }
 
 func envOr(k, d string) string {
