@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -105,4 +106,32 @@ func TestTwoRunsAtOnceAndAFocusedRunLeaveTheFullMatrixIntact(t *testing.T) {
 	g.Expect(latest).To(Equal("runs/full"), "a focused run moved the full matrix's pointer")
 	focus, _ := os.Readlink(filepath.Join(root, "reports", "latest-focus"))
 	g.Expect([]string{filepath.Base(runs[0]), filepath.Base(runs[1])}).To(ContainElement(filepath.Base(focus)))
+}
+
+// TestAFocusThatSelectsNothingIsBadInput: a focus no spec matches is one
+// line and exit status 2 (as Ginkgo's --fail-on-empty), prints no family's
+// "0 cells" line, keeps no run folder and moves no pointer.
+func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles and runs the suites")
+	}
+	g := NewWithT(t)
+	src, err := filepath.Abs("../..")
+	g.Expect(err).NotTo(HaveOccurred())
+	root := copyModule(t, src)
+	cmd := exec.Command(logjamBin, "chaos", "-focus", "ZZZ9 no such cell")
+	cmd.Dir = root
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	g.Expect(errors.As(err, &exit)).To(BeTrue(), "exit 0 for an empty focus:\n%s", stdout.String())
+	g.Expect(exit.ExitCode()).To(Equal(2))
+	g.Expect(strings.Split(strings.TrimSpace(stderr.String()), "\n")).To(HaveLen(1), "stderr: %q", stderr.String())
+	g.Expect(stderr.String()).To(ContainSubstring(`-focus "ZZZ9 no such cell" selects no spec in any family`))
+	g.Expect(stdout.String()).NotTo(ContainSubstring("0 cells"), "an unselected family printed its line")
+	runs, _ := filepath.Glob(filepath.Join(root, "reports", "runs", "*"))
+	g.Expect(runs).To(BeEmpty(), "the empty run left its folder")
+	_, err = os.Lstat(filepath.Join(root, "reports", "latest-focus"))
+	g.Expect(os.IsNotExist(err)).To(BeTrue(), "latest-focus moved to an empty run")
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -167,9 +168,19 @@ func runChaos(args []string, w io.Writer) int {
 		return fail("reports directory: %v", err)
 	}
 	code := chaosRun(o, w)
+	if code == errEmptyFocus {
+		// Nothing ran: the run folder goes, and no pointer moves to it.
+		_ = os.RemoveAll(o.out)
+		return fail("chaos: -focus %s selects no spec in any family (logjam list -focus REGEXP shows what a focus selects)", strconv.Quote(o.focus))
+	}
 	publishRun(reports, o.out, o.pointer, code, w)
 	return code
 }
+
+// errEmptyFocus is chaosRun's answer when a focus selected no spec at all
+// (as Ginkgo's --fail-on-empty): bad input, exit status 2, nothing kept.
+// TestAFocusThatSelectsNothingIsBadInput pins it.
+const errEmptyFocus = -2
 
 // chaosRun is one run into o.out.
 func chaosRun(o chaosOptions, w io.Writer) int {
@@ -250,7 +261,10 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 			defer wg.Done()
 			fr := runFamily(o, fam, strings.TrimSpace(string(ginkgoBin)), bins[fam], env, st)
 			runs[i] = fr
-			prog.println(familyLine(prog.tty, fr))
+			// A focus prints only the families it selected something in.
+			if o.focus == "" || len(fr.cells) > 0 {
+				prog.println(familyLine(prog.tty, fr))
+			}
 		}()
 	}
 	wg.Wait()
@@ -261,6 +275,9 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	var cells []report.Cell
 	for _, fr := range runs {
 		cells = append(cells, fr.cells...)
+	}
+	if o.focus != "" && len(cells) == 0 && prog.selected() == 0 && st.Signal() == nil {
+		return errEmptyFocus
 	}
 	return finish(o, fams, bins, env, cells, st, started, w)
 }

@@ -100,6 +100,17 @@ func (p *cellProgress) total() int {
 	return n - p.dropped
 }
 
+// selected is how many specs the suites said they would run, per repeat.
+func (p *cellProgress) selected() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, t := range p.totals {
+		n += t
+	}
+	return n
+}
+
 func (p *cellProgress) event(ev ProgressEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
