@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -59,11 +60,15 @@ func TestKill9LeavesNoProcessAndTheNextRunSweepsItsScratch(t *testing.T) {
 	}
 	g.Expect(leftBy(root, killed)).NotTo(BeEmpty(), "the killed runs left no suite links: the sweep below proves nothing")
 
-	// The next run sweeps what the killed ones left (it matches no cell).
+	// The next run sweeps what the killed ones left before it runs anything:
+	// one that matches no cell (bad input, exit 2) sweeps too.
 	next := exec.Command(logjamBin, "chaos", "-repeat", "1", "-out", t.TempDir(), "-focus", `^no such cell$`)
 	next.Dir = root
 	out, err := next.CombinedOutput()
-	g.Expect(err).NotTo(HaveOccurred(), "%s", out)
+	var exit *exec.ExitError
+	g.Expect(errors.As(err, &exit)).To(BeTrue(), "%s", out)
+	g.Expect(exit.ExitCode()).To(Equal(2), "%s", out)
+	g.Expect(string(out)).To(ContainSubstring("selects no spec in any family"))
 	g.Expect(leftBy(root, killed)).To(BeEmpty())
 }
 

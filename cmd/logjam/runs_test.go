@@ -110,7 +110,9 @@ func TestTwoRunsAtOnceAndAFocusedRunLeaveTheFullMatrixIntact(t *testing.T) {
 
 // TestAFocusThatSelectsNothingIsBadInput: a focus no spec matches is one
 // line and exit status 2 (as Ginkgo's --fail-on-empty), prints no family's
-// "0 cells" line, keeps no run folder and moves no pointer.
+// "0 cells" line, keeps no run folder and moves no pointer; into a folder
+// of the user's own (-out) it is the same line and status, and that folder
+// stays.
 func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: compiles and runs the suites")
@@ -119,19 +121,26 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 	src, err := filepath.Abs("../..")
 	g.Expect(err).NotTo(HaveOccurred())
 	root := copyModule(t, src)
-	cmd := exec.Command(logjamBin, "chaos", "-focus", "ZZZ9 no such cell")
-	cmd.Dir = root
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	g.Expect(errors.As(err, &exit)).To(BeTrue(), "exit 0 for an empty focus:\n%s", stdout.String())
-	g.Expect(exit.ExitCode()).To(Equal(2))
-	g.Expect(strings.Split(strings.TrimSpace(stderr.String()), "\n")).To(HaveLen(1), "stderr: %q", stderr.String())
-	g.Expect(stderr.String()).To(ContainSubstring(`-focus "ZZZ9 no such cell" selects no spec in any family`))
-	g.Expect(stdout.String()).NotTo(ContainSubstring("0 cells"), "an unselected family printed its line")
+	own := t.TempDir()
+	for _, args := range [][]string{
+		{"chaos", "-focus", "ZZZ9 no such cell"},
+		{"chaos", "-out", own, "-focus", "ZZZ9 no such cell"},
+	} {
+		cmd := exec.Command(logjamBin, args...)
+		cmd.Dir = root
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Run()
+		var exit *exec.ExitError
+		g.Expect(errors.As(err, &exit)).To(BeTrue(), "%v: exit 0 for an empty focus:\n%s", args, stdout.String())
+		g.Expect(exit.ExitCode()).To(Equal(2), "%v", args)
+		g.Expect(strings.Split(strings.TrimSpace(stderr.String()), "\n")).To(HaveLen(1), "%v: stderr: %q", args, stderr.String())
+		g.Expect(stderr.String()).To(ContainSubstring(`-focus "ZZZ9 no such cell" selects no spec in any family`))
+		g.Expect(stdout.String()).NotTo(ContainSubstring("0 cells"), "%v: an unselected family printed its line", args)
+	}
 	runs, _ := filepath.Glob(filepath.Join(root, "reports", "runs", "*"))
 	g.Expect(runs).To(BeEmpty(), "the empty run left its folder")
 	_, err = os.Lstat(filepath.Join(root, "reports", "latest-focus"))
 	g.Expect(os.IsNotExist(err)).To(BeTrue(), "latest-focus moved to an empty run")
+	g.Expect(own).To(BeADirectory(), "the user's own -out folder was removed")
 }

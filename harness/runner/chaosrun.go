@@ -160,8 +160,15 @@ func runChaos(args []string, w io.Writer) int {
 	if err != nil {
 		return fail("chaos: %v (%s)", err, chaosUsage)
 	}
+	emptyFocus := func() int {
+		return fail("chaos: -focus %s selects no spec in any family (logjam list -focus REGEXP shows what a focus selects)", strconv.Quote(o.focus))
+	}
 	if o.pointer == "" {
-		return chaosRun(o, w)
+		// -out names the user's own folder: it stays, whatever ran.
+		if code := chaosRun(o, w); code != errEmptyFocus {
+			return code
+		}
+		return emptyFocus()
 	}
 	reports := filepath.Join(o.root, "reports")
 	if o.out, err = newRunFolder(reports, time.Now(), o.prof.Name, o.focus, o.shard); err != nil {
@@ -171,7 +178,7 @@ func runChaos(args []string, w io.Writer) int {
 	if code == errEmptyFocus {
 		// Nothing ran: the run folder goes, and no pointer moves to it.
 		_ = os.RemoveAll(o.out)
-		return fail("chaos: -focus %s selects no spec in any family (logjam list -focus REGEXP shows what a focus selects)", strconv.Quote(o.focus))
+		return emptyFocus()
 	}
 	publishRun(reports, o.out, o.pointer, code, w)
 	return code
