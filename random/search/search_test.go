@@ -15,7 +15,7 @@ import (
 
 func TestClassNamesTheKnownFailures(t *testing.T) {
 	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "pystderr", Platform: "linux",
-		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Pipe, StallMs: 200}, Abort: &schedule.Abort{After: 1}}}
+		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Pipe, Stalling: schedule.Stalling{StallMs: 200}}, Abort: &schedule.Abort{After: 1}}}
 	if c := Class(s, verdict.Hang, "deadlock: thread A holds the GIL and xnnpack workspace lock ..."); c != "pystderr HANG (gil+backend-lock)" {
 		t.Errorf("got %q", c)
 	}
@@ -116,8 +116,8 @@ func TestFlakyNamesItsReplayCount(t *testing.T) {
 func TestShrinkCandidatesRenumberStalls(t *testing.T) {
 	call := schedule.Call{Lines: 4, Size: 80, Level: "I"}
 	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
-		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Pipe, Capacity: 4096, Stalls: []schedule.Stall{
-			{At: schedule.StallAtLine, Thread: 2, Call: 1, Line: 3, Ms: 200}, {At: schedule.StallAtExit, Ms: 200}}},
+		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Pipe, Capacity: 4096, Stalling: schedule.Stalling{Stalls: []schedule.Stall{
+			{At: schedule.StallAtLine, Thread: 2, Call: 1, Line: 3, Ms: 200}, {At: schedule.StallAtExit, Ms: 200}}}},
 			Stderr:  schedule.Stderr{Kind: schedule.StderrOriginal},
 			Threads: []schedule.Thread{{Calls: []schedule.Call{call}}, {Calls: []schedule.Call{call}}, {Calls: []schedule.Call{call, call}}}}}
 	seen := map[string]bool{}

@@ -31,9 +31,9 @@ func TestATimedStallEndsOnceOnlyTheReaderCanMove(t *testing.T) {
 	}
 	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "merged", Platform: "linux", Python: "3.12",
 		Sink: &schedule.Sink{
-			FD2:          schedule.FD2{Kind: schedule.FD2Pipe, Capacity: 4096, StallMs: 1},
-			Stderr:       schedule.Stderr{Kind: schedule.StderrOriginal},
-			GILDroppedMs: 50,
+			FD2:           schedule.FD2{Kind: schedule.FD2Pipe, Capacity: 4096, Stalling: schedule.Stalling{StallMs: 1}},
+			Stderr:        schedule.Stderr{Kind: schedule.StderrOriginal},
+			DaemonThreads: schedule.DaemonThreads{GILDroppedMs: 50},
 			Threads: []schedule.Thread{
 				{Calls: []schedule.Call{{Lines: 40, Size: 200, Level: "I"}}},
 				{Calls: []schedule.Call{{Lines: 4, Size: 200, Level: "I"}}},

@@ -32,7 +32,7 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 		},
 		"two threads, stall at the abort, a line outside a call": func(k *Sink) {
 			k.Abort = &Abort{Fatal: true, After: 3}
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}}
 			k.Threads = append(k.Threads, Thread{Outside: 1})
 		},
 		"abort, the main thread's lines outside a call": func(k *Sink) { k.Abort = &Abort{Fatal: true}; k.Threads[0].Outside = 1 },
@@ -45,50 +45,55 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 			k.Abort = &Abort{Fatal: true}
 			k.FD2 = FD2{Kind: FD2Wurlitzer, Capacity: 4096, Chunk: 1}
 		},
-		"foreign abort, captured":       func(k *Sink) { k.Abort = &Abort{}; k.Stderr.Kind = StderrCaptured },
-		"foreign abort, stall, no line": func(k *Sink) { k.Abort = &Abort{}; k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, StallMs: 200} },
-		"abort with daemons":            func(k *Sink) { k.Abort = &Abort{Fatal: true}; k.Daemons = 1 },
-		"two Ctrl-C sources":            func(k *Sink) { k.Stderr = Stderr{Kind: StderrInterrupt, K: 1, How: "before"}; k.Sigint = SigintLine },
-		"half, then outside":            func(k *Sink) { k.Stderr = Stderr{Kind: StderrInterrupt, K: 1, How: "half"}; k.Outside = 1 },
-		"daemons, slow stream":          func(k *Sink) { k.Stderr = Stderr{Kind: StderrSlow, DelayMs: 1}; k.Daemons = 1 },
+		"foreign abort, captured": func(k *Sink) { k.Abort = &Abort{}; k.Stderr.Kind = StderrCaptured },
+		"foreign abort, stall, no line": func(k *Sink) {
+			k.Abort = &Abort{}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{StallMs: 200}}
+		},
+		"abort with daemons":   func(k *Sink) { k.Abort = &Abort{Fatal: true}; k.Daemons = 1 },
+		"two Ctrl-C sources":   func(k *Sink) { k.Stderr = Stderr{Kind: StderrInterrupt, K: 1, How: "before"}; k.Sigint = SigintLine },
+		"half, then outside":   func(k *Sink) { k.Stderr = Stderr{Kind: StderrInterrupt, K: 1, How: "half"}; k.Outside = 1 },
+		"daemons, slow stream": func(k *Sink) { k.Stderr = Stderr{Kind: StderrSlow, DelayMs: 1}; k.Daemons = 1 },
 		"foreign abort, stall at a mark, no line": func(k *Sink) {
 			k.Abort = &Abort{}
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtLine, Ms: 200}}}}
 		},
 		"abort, stall at exit": func(k *Sink) {
 			k.Abort = &Abort{Fatal: true}
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 200}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtExit, Ms: 200}}}}
 		},
 		"abort, stall's SIGINT": func(k *Sink) {
 			k.Abort = &Abort{Fatal: true}
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200, Sigint: true}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtLine, Ms: 200, Sigint: true}}}}
 		},
 		"stall's SIGINT and another": func(k *Sink) {
 			k.Sigint = SigintLine
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 200, Sigint: true}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtExit, Ms: 200, Sigint: true}}}}
 		},
 		"stall at the abort, foreign": func(k *Sink) {
 			k.Abort = &Abort{After: 3}
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}}
 		},
 		"stall at the abort, after another": func(k *Sink) {
 			k.Abort = &Abort{Fatal: true, After: 3}
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200}, {At: StallAtAbort, Ms: 200}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtLine, Ms: 200}, {At: StallAtAbort, Ms: 200}}}}
 		},
 		"stall at the abort, sys.stderr captured": func(k *Sink) {
 			k.Abort = &Abort{Fatal: true, After: 3}
 			k.Stderr.Kind = StderrCaptured
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}}
 		},
 		"stall at the abort, 8 KiB pipe": func(k *Sink) {
 			k.Abort = &Abort{Fatal: true, After: 3}
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 8192, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 8192, Stalling: Stalling{Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}}
 		},
 		"a SIGINT on another thread, linux": func(k *Sink) {
 			k.Threads = append(k.Threads, Thread{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}})
-			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtLine, Ms: 200, Sigint: true, SigintThread: 1}}}
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtLine, Ms: 200, Sigint: true, SigintThread: 1}}}}
 		},
-		"a stall of 50 ms": func(k *Sink) { k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtExit, Ms: 50}}} },
+		"a stall of 50 ms": func(k *Sink) {
+			k.FD2 = FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtExit, Ms: 50}}}}
+		},
 	} {
 		s := base()
 		change(s.Sink)
@@ -106,7 +111,7 @@ func TestInContractTakesAbortsWithSeveralThreads(t *testing.T) {
 		"Fatal, others' calls and lines outside a call": {Abort: &Abort{Fatal: true}, Threads: []Thread{{Calls: []Call{call, call}}, {Calls: []Call{call}, Outside: 8}, {Outside: 1}}},
 		"foreign, others' calls":                        {Abort: &Abort{After: 2}, Threads: []Thread{{Calls: []Call{call}}, {Calls: []Call{call, call}}}},
 		"Fatal, captured, others' lines outside a call": {Abort: &Abort{Fatal: true}, Stderr: Stderr{Kind: StderrCaptured}, Threads: []Thread{{Calls: []Call{call}}, {Outside: 2}}},
-		"Fatal, stall at the abort, others' calls": {Abort: &Abort{Fatal: true, After: 64}, FD2: FD2{Kind: FD2Pipe, Capacity: 4096, Stalls: []Stall{{At: StallAtAbort, Ms: 200}}},
+		"Fatal, stall at the abort, others' calls": {Abort: &Abort{Fatal: true, After: 64}, FD2: FD2{Kind: FD2Pipe, Capacity: 4096, Stalling: Stalling{Stalls: []Stall{{At: StallAtAbort, Ms: 200}}}},
 			Threads: []Thread{{Calls: []Call{call}}, {Calls: []Call{call}}}},
 	} {
 		if k.FD2.Kind == "" {

@@ -1,0 +1,95 @@
+package schedule
+
+import (
+	"fmt"
+
+	"logjam/scenario"
+)
+
+// Abort ends the main thread's last call: when fd 2 is a stalled pipe or
+// pty, the stall ends there and the delegate works on until fd 2 is
+// drained; then it logs After lines, then a Fatal line (the runtime
+// aborts) or, without Fatal, calls abort() itself.
+type Abort struct {
+	Fatal bool `json:"fatal,omitempty"`
+	After int  `json:"after"`
+}
+
+// abortAxis is Sink.Abort: how the run may die inside a call.
+type abortAxis struct{ noAxisPart }
+
+func (abortAxis) Name() string { return "abort" }
+
+func (abortAxis) Validate(k *Sink) error {
+	if k.Abort != nil && (k.Abort.After < 0 || k.Abort.After > 64) {
+		return fmt.Errorf("abort after %d (accepted: 0 to 64)", k.Abort.After)
+	}
+	return nil
+}
+
+// InContract: what an abort may meet and still lose nothing a correct
+// sink could save (docs/CONTRACT.md, "Fatal and abort with several
+// threads" and "Stalls").
+func (abortAxis) InContract(s Schedule) error {
+	k := s.Sink
+	if k.Abort == nil {
+		return nil
+	}
+	switch {
+	case len(k.Threads) > 1 && k.Stderr.Kind != StderrOriginal && (!k.Abort.Fatal || k.otherCalls() > 0):
+		return outside("an abort with sys.stderr replaced and other threads' calls (what they flushed to it dies with it)")
+	case len(k.Threads) > 1 && !k.Abort.Fatal && k.outsideLines() > 0:
+		return outside("a foreign abort with lines outside a call (kept process-wide, they die with it: no fatal path)")
+	case k.StallAt(StallAtAbort) && k.outsideLines() > 0:
+		return outside("a stall at the abort with lines outside a call (kept process-wide, they meet the full pipe in the fatal path)")
+	case k.FD2.Kind != FD2File && k.FD2.Kind != FD2Pipe && k.FD2.Kind != FD2PTY:
+		return outside("an abort with fd 2 %s (a forwarder's pipe gets only what fits)", k.FD2.Kind)
+	case !k.Abort.Fatal && k.Stderr.Kind != StderrOriginal:
+		return outside("a foreign abort with sys.stderr replaced (what it holds dies)")
+	case k.Stderr.Kind != StderrOriginal && len(k.Threads[0].Calls) != 1:
+		return outside("an abort with sys.stderr replaced after earlier calls (their lines die with it)")
+	case k.Sigint == SigintBlocked || k.stallSigint() && !k.StallAt(StallAtAbort):
+		return outside("an abort with a blocked-write SIGINT before the abort")
+	case k.StallAt(StallAtAbort) && (!k.Abort.Fatal || k.FD2.Capacity != 4096 || k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 1 || k.Stderr.Kind != StderrOriginal):
+		return outside("a stall at the abort, other than alone, on a one-page pipe, with sys.stderr the original, before a Fatal line (what the fatal path finds kept, or cannot fit, dies)")
+	case k.StallAt(StallAtExit):
+		return outside("an abort with a stall at exit (the run never reaches it)")
+	case !k.Abort.Fatal && (k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0) && k.Abort.After < 1:
+		return outside("a foreign abort after a stall with no line once fd 2 has room")
+	case k.Outside > 0 || k.Threads[0].Outside > 0 || k.Daemons > 0:
+		return outside("an abort with the main thread's lines outside a call or daemons (the run never reaches them)")
+	}
+	return nil
+}
+
+// Arrange: the run dies in the call, so no caller is left for a Ctrl-C
+// (the SIGINT axes count interrupts only while k.hasCaller()).
+func (abortAxis) Arrange(k *Sink, c *scenario.Contract) {
+	if k.Abort != nil {
+		c.Ends = scenario.EndsAbort
+	}
+}
+
+func (abortAxis) Faults(k *Sink) int { return b2i(k.Abort != nil) }
+
+func (abortAxis) Steps(s Schedule) []Step {
+	if s.Sink.Abort == nil {
+		return []Step{change(PhasePart, "no abort", func(c *Schedule) { c.Sink.Abort = nil })}
+	}
+	return []Step{
+		change(PhasePart, "no abort", func(c *Schedule) { c.Sink.Abort = nil }),
+		count(PhaseLast, "after", s.Sink.Abort.After, func(c *Schedule, n int) { c.Sink.Abort.After = n }),
+	}
+}
+
+// hasCaller: the run returns from its calls (no abort ends it in one), so
+// a Ctrl-C has a caller to reach.
+func (k *Sink) hasCaller() bool { return k.Abort == nil }
+
+// b2i counts a fault that is there.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,57 @@
+package schedule
+
+import (
+	"fmt"
+
+	"logjam/failpoints"
+)
+
+// DaemonThreads are daemon threads that log through calls while the
+// interpreter exits.
+type DaemonThreads struct {
+	Daemons int `json:"daemons,omitempty"`
+	// GILDroppedMs widens the daemons' exit window: a Python write to
+	// sys.__stderr__ holds its line this many ms after it drops the GIL,
+	// before write(2) (failpoints.PythonWriteGILDropped; 0: none). A
+	// verdict must not move with it.
+	GILDroppedMs int `json:"gil_dropped_ms,omitempty"`
+}
+
+// daemonsAxis is Sink.DaemonThreads.
+type daemonsAxis struct{ noAxisPart }
+
+func (daemonsAxis) Name() string { return "daemons" }
+
+func (daemonsAxis) Validate(k *Sink) error {
+	switch {
+	case k.Daemons < 0 || k.Daemons > 4:
+		return fmt.Errorf("daemons %d (accepted: 0 to 4)", k.Daemons)
+	case k.GILDroppedMs < 0 || k.GILDroppedMs > 50:
+		return fmt.Errorf("gil_dropped_ms %d (accepted: 0 to 50)", k.GILDroppedMs)
+	}
+	return nil
+}
+
+func (daemonsAxis) InContract(s Schedule) error {
+	if k := s.Sink; k.Daemons > 0 && (k.Stderr.Kind == StderrSlow || k.Stderr.Kind == StderrSignalWait) {
+		return outside("daemons frozen inside a stream's write that released the GIL")
+	}
+	return nil
+}
+
+func (daemonsAxis) Faults(k *Sink) int { return k.Daemons + b2i(k.GILDroppedMs > 0) }
+
+func (daemonsAxis) Failpoints(k *Sink) failpoints.Set {
+	if k.GILDroppedMs == 0 {
+		return nil
+	}
+	return failpoints.Set{{Name: failpoints.PythonWriteGILDropped, Terms: fmt.Sprintf("return(%d)", k.GILDroppedMs)}}
+}
+
+func (daemonsAxis) Steps(s Schedule) []Step {
+	steps := []Step{count(PhasePart, "daemons", s.Sink.Daemons, func(c *Schedule, n int) { c.Sink.Daemons = n })}
+	if s.Sink.GILDroppedMs > 0 {
+		steps = append(steps, change(PhasePart, "no widened daemon window", func(c *Schedule) { c.Sink.GILDroppedMs = 0 }))
+	}
+	return steps
+}

@@ -1,0 +1,92 @@
+package schedule
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"logjam/scenario"
+)
+
+// The fd-2 kinds.
+const (
+	FD2File      = "file"      // a temporary file
+	FD2Pipe      = "pipe"      // a pipe the parent drains
+	FD2PTY       = "pty"       // a pty the parent reads
+	FD2IPyKernel = "ipykernel" // an in-child pipe drained by a forwarder that needs the GIL; sys.stderr its OutStream
+	FD2Wurlitzer = "wurlitzer" // the same, sys.stderr left alone
+)
+
+// FD2 is what the child's fd 2 is; its stalls (Stalling) and its refused
+// writes (Errors) are axes of their own.
+type FD2 struct {
+	Kind string `json:"kind"`
+	// Capacity of the pipe in bytes (pipe, ipykernel, wurlitzer).
+	Capacity int `json:"capacity,omitempty"`
+	// Chunk is the forwarder's read size (ipykernel, wurlitzer).
+	Chunk int `json:"chunk,omitempty"`
+	Stalling
+	// Errors: write(2) calls on fd 2 the kernel refuses (nil: none).
+	Errors *FD2Errors `json:"errors,omitempty"`
+}
+
+// forwarded: fd 2 is a pipe a thread of the child drains.
+func (f FD2) forwarded() bool { return f.Kind == FD2IPyKernel || f.Kind == FD2Wurlitzer }
+
+// fd2Axis is FD2's kind, capacity and forwarder.
+type fd2Axis struct{ noAxisPart }
+
+func (fd2Axis) Name() string { return "fd2" }
+
+func (fd2Axis) Validate(k *Sink) error {
+	f := k.FD2
+	switch {
+	case !slices.Contains([]string{FD2File, FD2Pipe, FD2PTY, FD2IPyKernel, FD2Wurlitzer}, f.Kind):
+		return fmt.Errorf("fd2 kind %q (accepted: file, pipe, pty, ipykernel, wurlitzer)", f.Kind)
+	case f.forwarded() && (f.Chunk < 1 || f.Chunk > 65536):
+		return fmt.Errorf("fd2 chunk %d (accepted: 1 to 65536)", f.Chunk)
+	case (f.Kind == FD2Pipe || f.forwarded()) && (f.Capacity < 4096 || f.Capacity > 65536 || f.Capacity&(f.Capacity-1) != 0):
+		return fmt.Errorf("fd2 capacity %d (accepted: a power of two from 4096 to 65536)", f.Capacity)
+	}
+	return nil
+}
+
+func (fd2Axis) Arrange(k *Sink, c *scenario.Contract) {
+	switch k.FD2.Kind {
+	case FD2Pipe:
+		c.FD2, c.PipeSize = scenario.FD2ParentPipe, k.FD2.Capacity
+	case FD2PTY:
+		c.FD2 = scenario.FD2PTY
+	}
+}
+
+func (fd2Axis) Faults(k *Sink) int { return b2i(k.FD2.Kind != FD2File) }
+
+// Slowness: a forwarder's reads of a few bytes each (forwarderReadMax a
+// read).
+func (fd2Axis) Slowness(s Schedule) time.Duration {
+	if f := s.Sink.FD2; f.forwarded() && f.Chunk > 0 {
+		return time.Duration(s.MessageBytes()/f.Chunk) * forwarderReadMax
+	}
+	return 0
+}
+
+// forwarderReadMax bounds one forwarder read with its turn for the GIL:
+// about 25 us measured on two loaded cores, four times that for a machine
+// running four children at a time under load. Without it, a forwarder
+// reading a byte at a time met a 10 s deadline before its cycle formed at
+// load 37 with four children at a time: HANG without a cycle instead of
+// the cycle.
+const forwarderReadMax = 100 * time.Microsecond
+
+func (fd2Axis) Steps(s Schedule) []Step {
+	var steps []Step
+	if f := s.Sink.FD2; f.Chunk > 0 && f.Chunk < f.Capacity {
+		// One byte a read is a schedule's slowest part by far: read all
+		// the pipe holds, unless the failure needs the small reads.
+		steps = append(steps, change(PhaseCheap, "the forwarder reads the whole pipe", func(c *Schedule) { c.Sink.FD2.Chunk = c.Sink.FD2.Capacity }))
+	}
+	return append(steps, change(PhasePart, "fd 2 a file", func(c *Schedule) {
+		c.Sink.FD2 = FD2{Kind: FD2File, Errors: c.Sink.FD2.Errors}
+	}))
+}

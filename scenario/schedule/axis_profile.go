@@ -1,0 +1,48 @@
+package schedule
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"logjam/scenario"
+)
+
+// The runtime profile every schedule names (Schedule.Platform, Python,
+// Buffering): which platform and CPython the model plays, and how Python
+// opened sys.stderr: "" (buffered) or "unbuffered" (python -u,
+// PYTHONUNBUFFERED=1). It is no fault: a shrink simplifies it only at once.
+var (
+	Platforms  = []string{"linux", "macos"}
+	Pythons    = []string{scenario.DefaultPython, "3.13.7", "3.13.8", "3.14", "3.10"}
+	Bufferings = []string{"", "unbuffered"}
+)
+
+// patchRelease is an exact CPython release the model knows (3.10.Z to
+// 3.15.Z): the real calibration replays a schedule on the interpreter it
+// has (3.11.7, 3.13.0), which random search never draws.
+var patchRelease = regexp.MustCompile(`^3\.1[0-5]\.[0-9]{1,2}$`)
+
+// profileAxis is the platform, Python and buffering of a schedule.
+type profileAxis struct{ noAxisPart }
+
+func (profileAxis) Name() string { return "profile" }
+
+// validateProfile checks any schedule's platform, Python and buffering
+// (a lazy-init schedule's too).
+func (s Schedule) validateProfile() error {
+	switch {
+	case !slices.Contains(Platforms, s.Platform):
+		return fmt.Errorf("platform %q (accepted: %s)", s.Platform, strings.Join(Platforms, ", "))
+	case !slices.Contains(Pythons, s.Python) && !patchRelease.MatchString(s.Python):
+		return fmt.Errorf("python %q (accepted: %s, or a release 3.10.Z to 3.15.Z)", s.Python, strings.Join(Pythons, ", "))
+	case !slices.Contains(Bufferings, s.Buffering):
+		return fmt.Errorf("buffering %q (accepted: unbuffered, or none for buffered)", s.Buffering)
+	}
+	return nil
+}
+
+func (profileAxis) Steps(Schedule) []Step {
+	return []Step{change(PhaseCoarse, "simplest profile", func(c *Schedule) { c.Platform, c.Python, c.Buffering = "linux", "3.12", "" })}
+}

@@ -1,0 +1,293 @@
+package schedule
+
+import "fmt"
+
+// Thread is one Python thread's calls.
+type Thread struct {
+	Calls []Call `json:"calls"`
+	// Outside: lines this thread logs outside any call (a destructor, GIL
+	// held) after its calls, with OutsideText's text (nil: 128 ASCII
+	// bytes); the outside axis owns them.
+	Outside     int   `json:"outside,omitempty"`
+	OutsideText *Text `json:"outside_text,omitempty"`
+}
+
+// Call is one binding call: holding its backend's lock, the delegate logs
+// Lines lines of Size message bytes.
+type Call struct {
+	// Backend: 0 or 1; threads that share a backend share its lock.
+	Backend int    `json:"backend"`
+	Lines   int    `json:"lines"`
+	Size    int    `json:"size"`
+	Level   string `json:"level"` // I or E
+	// Invalid: an invalid UTF-8 byte (0xff) at this byte of each message
+	// (0: none; 1-based).
+	Invalid int `json:"invalid,omitempty"`
+	// CJK: the message is three-byte characters after a one-byte prefix
+	// (so the logger's 255-byte cut and the 1024-byte cut of appended
+	// Error lines can fall inside a character).
+	CJK bool `json:"cjk,omitempty"`
+	// WaitFor is a seeded switch point: holding the backend lock, before
+	// logging, the thread waits until thread WaitFor-1 waits for something
+	// or has ended (0: none).
+	WaitFor int `json:"wait_for,omitempty"`
+	// Yield: after the call the eval loop hands the GIL over.
+	Yield bool `json:"yield,omitempty"`
+	// Fails: the call raises RuntimeError with a native message of
+	// FailChars three-byte characters (the 127-byte cut falls inside one
+	// or not) after its Error lines (appended up to 1024 bytes).
+	Fails     bool `json:"fails,omitempty"`
+	FailChars int  `json:"fail_chars,omitempty"`
+	// Nested: before the call returns, with its backend lock let go, its
+	// native code calls back into Python (GIL held), and the callback
+	// makes this binding call: nested inside the first, one level deep. A
+	// nested call's own error is caught by the callback.
+	Nested *Call `json:"nested,omitempty"`
+}
+
+// threadsAxis is Sink.Threads: the Python threads and the binding calls
+// they make (Threads[0] is the main thread).
+type threadsAxis struct{ noAxisPart }
+
+func (threadsAxis) Name() string { return "threads" }
+
+func (threadsAxis) Validate(k *Sink) error {
+	switch {
+	case len(k.Threads) < 1 || len(k.Threads) > 4:
+		return fmt.Errorf("%d threads (accepted: 1 to 4)", len(k.Threads))
+	case len(k.Threads[0].Calls) < 1:
+		return fmt.Errorf("the main thread makes at least one call")
+	}
+	for i, t := range k.Threads {
+		if len(t.Calls) > 4 {
+			return fmt.Errorf("thread %d: %d calls (accepted: up to 4)", i, len(t.Calls))
+		}
+		for j, c := range t.Calls {
+			if err := c.validate(len(k.Threads)); err != nil {
+				return fmt.Errorf("thread %d call %d: %w", i, j, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (c Call) validate(threads int) error {
+	switch {
+	case c.Backend < 0 || c.Backend > 1:
+		return fmt.Errorf("backend %d (accepted: 0, 1)", c.Backend)
+	case c.Lines < 0 || c.Lines > 1024:
+		return fmt.Errorf("lines %d (accepted: 0 to 1024)", c.Lines)
+	case c.Size < 1 || c.Size > 2048:
+		return fmt.Errorf("size %d (accepted: 1 to 2048)", c.Size)
+	case c.Level != "I" && c.Level != "E":
+		return fmt.Errorf("level %q (accepted: I, E)", c.Level)
+	case c.Invalid < 0 || c.Invalid > c.Size:
+		return fmt.Errorf("invalid %d (accepted: 0 to size)", c.Invalid)
+	case c.WaitFor < 0 || c.WaitFor > threads:
+		return fmt.Errorf("wait_for %d (accepted: 0 to %d)", c.WaitFor, threads)
+	case c.FailChars < 0 || c.FailChars > 64:
+		return fmt.Errorf("fail_chars %d (accepted: 0 to 64)", c.FailChars)
+	case c.Nested != nil && c.Nested.Nested != nil:
+		return fmt.Errorf("a nested call nests another (accepted: one level)")
+	}
+	if c.Nested != nil {
+		if err := c.Nested.validate(threads); err != nil {
+			return fmt.Errorf("nested: %w", err)
+		}
+	}
+	return nil
+}
+
+func (threadsAxis) InContract(s Schedule) error {
+	for i, t := range s.Sink.Threads {
+		for j, c := range t.Calls {
+			if c.WaitFor == i+1 {
+				return outside("thread %d call %d waits for itself", i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// Faults: each thread beyond the main one, each call and its faults.
+func (threadsAxis) Faults(k *Sink) int {
+	n := len(k.Threads) - 1
+	for _, t := range k.Threads {
+		for _, c := range t.Calls {
+			n += c.faults()
+		}
+	}
+	return n
+}
+
+// faults counts a call's faults: the call, its invalid byte, switch point
+// and failure, and its nested call's.
+func (c Call) faults() int {
+	n := 1 + b2i(c.Invalid > 0) + b2i(c.WaitFor > 0) + b2i(c.Fails)
+	if c.Nested != nil {
+		n += c.Nested.faults()
+	}
+	return n
+}
+
+func (threadsAxis) mostLines(k *Sink) int {
+	most := 0
+	for _, t := range k.Threads {
+		for _, call := range t.Calls {
+			most = max(most, call.Lines)
+			if call.Nested != nil {
+				most = max(most, call.Nested.Lines)
+			}
+		}
+	}
+	return most
+}
+
+func (threadsAxis) capLines(k *Sink, m int) {
+	k.eachCall(func(_, _ int, call *Call) {
+		call.Lines = min(call.Lines, m)
+		if call.Nested != nil {
+			call.Nested.Lines = min(call.Nested.Lines, m)
+		}
+	})
+}
+
+func (threadsAxis) Steps(s Schedule) []Step {
+	k := s.Sink
+	steps := []Step{
+		change(PhaseCoarse, "main alone", func(c *Schedule) {
+			c.Sink.Threads = c.Sink.Threads[:1]
+			c.Sink.FD2.Stalls = keepStalls(c.Sink.FD2.Stalls, func(st *Stall) bool {
+				st.SigintThread = 0
+				return st.At != StallAtLine || st.Thread == 0
+			})
+			c.Sink.Daemons, c.Sink.Outside, c.Sink.OutsideText = 0, 0, nil
+			c.Sink.Threads[0].Outside, c.Sink.Threads[0].OutsideText = 0, nil
+			c.Sink.eachCall(func(_, _ int, call *Call) { call.WaitFor = 0 })
+		}),
+		change(PhaseCoarse, "main's last call", func(c *Schedule) {
+			main := c.Sink.Threads[0].Calls
+			c.Sink.Threads[0].Calls = main[len(main)-1:]
+			c.Sink.FD2.Stalls = keepStalls(c.Sink.FD2.Stalls, func(st *Stall) bool {
+				if st.At != StallAtLine || st.Thread != 0 {
+					return true
+				}
+				st.Call -= len(main) - 1
+				return st.Call == 0
+			})
+			if c.Sink.Sigint == SigintLine {
+				c.Sink.SigintAt = min(c.Sink.SigintAt, main[len(main)-1].Lines)
+			}
+		}),
+		change(PhaseCoarse, "no call faults", func(c *Schedule) {
+			c.Sink.eachCall(func(_, _ int, call *Call) {
+				call.Invalid, call.WaitFor, call.Fails, call.FailChars, call.Yield, call.CJK, call.Nested = 0, 0, false, 0, false, false, nil
+			})
+		}),
+	}
+	for i := len(k.Threads) - 1; i >= 1; i-- {
+		steps = append(steps, change(PhasePart, fmt.Sprintf("thread %d", i), func(c *Schedule) { c.Sink.removeThread(i) }))
+	}
+	for i, t := range k.Threads {
+		for j := len(t.Calls) - 1; j >= 0; j-- {
+			steps = append(steps, change(PhasePart, fmt.Sprintf("call %d.%d", i, j), func(c *Schedule) { c.Sink.removeCall(i, j) }))
+		}
+	}
+	for i, t := range k.Threads {
+		for j, call := range t.Calls {
+			at := func(c *Schedule) *Call { return &c.Sink.Threads[i].Calls[j] }
+			detail := func(what string, apply func(c *Schedule)) {
+				steps = append(steps, change(PhaseDetail, what, apply))
+			}
+			steps = append(steps, count(PhaseDetail, fmt.Sprintf("lines %d.%d", i, j), call.Lines, func(c *Schedule, n int) {
+				at(c).Lines = n
+				for s := range c.Sink.FD2.Stalls {
+					if st := &c.Sink.FD2.Stalls[s]; st.At == StallAtLine && st.Thread == i && st.Call == j {
+						st.Line = min(st.Line, n)
+					}
+				}
+				if i == 0 && j == 0 && c.Sink.Sigint == SigintLine {
+					c.Sink.SigintAt = min(c.Sink.SigintAt, n)
+				}
+			}))
+			detail(fmt.Sprintf("call %d.%d invalid", i, j), func(c *Schedule) { at(c).Invalid = 0 })
+			detail(fmt.Sprintf("call %d.%d wait", i, j), func(c *Schedule) { at(c).WaitFor = 0 })
+			detail(fmt.Sprintf("call %d.%d fails", i, j), func(c *Schedule) { at(c).Fails, at(c).FailChars = false, 0 })
+			detail(fmt.Sprintf("call %d.%d yield", i, j), func(c *Schedule) { at(c).Yield = false })
+			detail(fmt.Sprintf("call %d.%d multi-byte", i, j), func(c *Schedule) { at(c).CJK = false })
+			if call.Nested != nil {
+				detail(fmt.Sprintf("call %d.%d nested", i, j), func(c *Schedule) { at(c).Nested = nil })
+				steps = append(steps, count(PhaseDetail, fmt.Sprintf("nested lines %d.%d", i, j), call.Nested.Lines, func(c *Schedule, n int) { at(c).Nested.Lines = n }))
+				detail(fmt.Sprintf("nested %d.%d invalid", i, j), func(c *Schedule) { at(c).Nested.Invalid = 0 })
+				detail(fmt.Sprintf("nested %d.%d wait", i, j), func(c *Schedule) { at(c).Nested.WaitFor = 0 })
+				detail(fmt.Sprintf("nested %d.%d fails", i, j), func(c *Schedule) { at(c).Nested.Fails, at(c).Nested.FailChars = false, 0 })
+				detail(fmt.Sprintf("nested %d.%d multi-byte", i, j), func(c *Schedule) { at(c).Nested.CJK = false })
+			}
+		}
+	}
+	return steps
+}
+
+// eachCall calls f with each call of each thread.
+func (k *Sink) eachCall(f func(i, j int, call *Call)) {
+	for i := range k.Threads {
+		for j := range k.Threads[i].Calls {
+			f(i, j, &k.Threads[i].Calls[j])
+		}
+	}
+}
+
+// otherCalls counts the calls of the threads other than the main one.
+func (k *Sink) otherCalls() int {
+	n := 0
+	for _, t := range k.Threads[1:] {
+		n += len(t.Calls)
+	}
+	return n
+}
+
+// removeThread drops thread i and renumbers the switch points and stalls
+// that name threads after it (one that named it is dropped).
+func (k *Sink) removeThread(i int) {
+	k.Threads = append(k.Threads[:i:i], k.Threads[i+1:]...)
+	k.FD2.Stalls = keepStalls(k.FD2.Stalls, func(st *Stall) bool {
+		switch {
+		case st.SigintThread == i:
+			st.SigintThread = 0 // the SIGINT lands on the main thread's write
+		case st.SigintThread > i:
+			st.SigintThread--
+		}
+		if st.At != StallAtLine || st.Thread < i {
+			return true
+		}
+		if st.Thread > i {
+			st.Thread--
+			return true
+		}
+		return false
+	})
+	k.eachCall(func(_, _ int, call *Call) {
+		switch w := &call.WaitFor; {
+		case *w == i+1:
+			*w = 0
+		case *w > i+1:
+			*w--
+		}
+	})
+}
+
+// removeCall drops call j of thread i and renumbers the stalls at a line
+// of a later call of that thread (one at that call is dropped).
+func (k *Sink) removeCall(i, j int) {
+	k.Threads[i].Calls = append(k.Threads[i].Calls[:j:j], k.Threads[i].Calls[j+1:]...)
+	k.FD2.Stalls = keepStalls(k.FD2.Stalls, func(st *Stall) bool {
+		if st.At != StallAtLine || st.Thread != i {
+			return true
+		}
+		if st.Call > j {
+			st.Call--
+			return true
+		}
+		return st.Call != j
+	})
+}
