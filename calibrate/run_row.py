@@ -227,6 +227,16 @@ class FD2Capture:
         os.close(self.saved)
 
 
+def row_D3():
+    call("execute", ext.execute_pool, 2, 8, 73)
+
+
+def row_D4():
+    c = FD2Capture("wurlitzer")
+    call("execute", ext.execute_pool, 2, 64, 73)
+    c.close()
+
+
 def row_P1():
     c = FD2Capture("ipykernel")
     call("execute", ext.execute_logging, "I", 128, 73, -1)

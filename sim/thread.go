@@ -252,6 +252,14 @@ func (t *Thread) Join(other *Thread) {
 	t.AcquireGIL()
 }
 
+// JoinNative waits for other to end keeping the GIL, as native code does
+// when it waits for its own threads inside a binding call
+// (std::thread::join, a future's get): nothing in the wait releases it, so
+// a thread it waits for that needs the GIL closes a cycle (D3).
+func (t *Thread) JoinNative(other *Thread) {
+	t.in.G.waitOn(t, threadEnd{other}, func() { <-other.done })
+}
+
 // Done is closed when the thread has ended.
 func (t *Thread) Done() <-chan struct{} { return t.done }
 
@@ -284,8 +292,13 @@ func (e *Event) Set(in *Interp) {
 	if !e.set {
 		e.set = true
 		close(e.ch)
+		in.G.cond.Broadcast() // a barrier may wait for it (IsSetLocked)
 	}
 }
+
+// IsSetLocked reports whether the event is set, for a barrier's condition
+// (the graph's mutex held).
+func (e *Event) IsSetLocked() bool { return e.set }
 
 // Wait blocks t until the event is set, with the GIL released. A set event
 // returns at once and keeps the GIL, as threading.Event.wait does (its

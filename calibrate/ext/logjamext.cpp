@@ -888,6 +888,31 @@ PyObject *m_execute_logging(PyObject *, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+// execute_pool(workers, n, msglen): a native call body that runs its work
+// on the runtime's own thread pool: workers native threads (no Python
+// thread state) that log n lines each, started in order, and joined with
+// the GIL held (std::thread::join releases nothing), as the model's D3 and
+// D4 do. A worker names itself (W0, W1, ...): it cannot ask Python.
+PyObject *m_execute_pool(PyObject *, PyObject *args) {
+  int workers, n, len;
+  if (!PyArg_ParseTuple(args, "iii", &workers, &n, &len)) return NULL;
+  std::vector<std::thread> pool;
+  for (int w = 0; w < workers; w++) {
+    pool.emplace_back([w, n, len] {
+      ts.named = true;
+      ts.name = "W" + std::to_string(w);
+      pthread_setname_np(pthread_self(), ts.name.c_str());
+      for (int i = 0; i < n; i++) {
+        std::string m = "partition " + std::to_string(w) + " step " + std::to_string(i) + ": ";
+        while ((int)m.size() < len) m += 'x';
+        et_log('I', "xnnpack_threadpool.cpp", 88, m.substr(0, (size_t)len));
+      }
+    });
+  }
+  for (auto &t : pool) t.join();
+  Py_RETURN_NONE;
+}
+
 // watch(tid, syscall_prefix, wchan_part, mark_json): once thread tid sleeps
 // in that system call with that wait channel, emit the mark and end.
 PyObject *m_watch(PyObject *, PyObject *args) {
@@ -1316,6 +1341,7 @@ PyMethodDef methods[] = {
     {"sigint_tid", m_sigint_tid, METH_NOARGS, "the thread the last SIGINT's C handler ran on"},
     {"watch", m_watch, METH_VARARGS, ""},
     {"execute_logging", m_execute_logging, METH_VARARGS, ""},
+    {"execute_pool", m_execute_pool, METH_VARARGS, "execute_pool(workers, n, msglen): its pool's native threads log; joined with the GIL held"},
     {"watch_d1", m_watch_d1, METH_VARARGS, ""},
     {"watch_i7", m_watch_i7, METH_VARARGS, ""},
     {"call_over", m_call_over, METH_NOARGS, ""},

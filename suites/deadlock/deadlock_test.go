@@ -19,7 +19,27 @@ var _ = Describe("A backend that logs while holding its own lock", func() {
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D1"}}, namesTheCycle, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D2"}}, namesTheCycle, verdict.Hang, verdict.Misrouted, verdict.OK, verdict.OK, verdict.OK, verdict.OK)),
 	)
+	DescribeTable("never deadlocks a call that waits for its own threads while they log",
+		func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, then suitekit.Then) {
+			suitekit.Verify(ctx, spec, expected, then)
+		},
+		suitekit.Rows(
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D3"}}, namesTheJoinCycle, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D4"}}, namesTheJoinCycle, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK)),
+	)
 })
+
+// namesTheJoinCycle: the main thread holds the GIL and waits for the end of
+// a pool thread, which waits for the GIL itself or for room on fd 2 that
+// only the forwarder, waiting for the GIL, can make.
+func namesTheJoinCycle(out *cell.Outcome) {
+	if out.Observed == verdict.Hang {
+		By("naming the cycle: MainThread holds the GIL and waits for the end of a pool thread, which waits for the GIL or for the forwarder")
+		Expect(out.Cycle).To(And(
+			MatchRegexp(`thread MainThread holds the GIL and waits for the end of thread W[01]`),
+			MatchRegexp(`thread W[01] (holds [^;]*)?(and )?waits for (the GIL|room on fd 2)`)))
+	}
+}
 
 // namesTheCycle: A holds the backend lock and waits for the GIL; B holds the
 // GIL and waits for the backend lock.
