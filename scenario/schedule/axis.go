@@ -56,6 +56,7 @@ var Axes = []Axis{
 	fd2Axis{},
 	fd2ErrorsAxis{},
 	profileAxis{},
+	poolAxis{},
 }
 
 // noAxisPart is what an axis embeds for the parts it has none of.
@@ -120,6 +121,12 @@ type lineCapper interface {
 	// mostLines is the largest count of lines the axis logs (0: none).
 	mostLines(k *Sink) int
 	capLines(k *Sink, m int)
+}
+
+// lineRunner is an axis that logs lines: runs of them and their message
+// size (Schedule.Lines, MessageBytes).
+type lineRunner interface {
+	lineRuns(k *Sink, fn func(lines, size int))
 }
 
 // Steps are every axis's shrink steps, in Phase order (each phase in the

@@ -81,6 +81,14 @@ func (t *Text) size() int {
 	return t.Size
 }
 
+// lineRuns: the lines outside a call, each thread's.
+func (outsideAxis) lineRuns(k *Sink, fn func(lines, size int)) {
+	fn(k.Outside, k.OutsideText.size())
+	for _, t := range k.Threads {
+		fn(t.Outside, t.OutsideText.size())
+	}
+}
+
 func (outsideAxis) mostLines(k *Sink) int {
 	most := k.Outside
 	for _, t := range k.Threads {

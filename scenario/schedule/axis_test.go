@@ -33,7 +33,7 @@ func TestEveryAxisIsRegisteredOnce(t *testing.T) {
 			t.Errorf("Sink.%s belongs to axis %q, which is not in Axes", f.Name, a)
 		}
 	}
-	for _, part := range []string{"stalls", "fd2-errors", "profile"} {
+	for _, part := range []string{"stalls", "fd2-errors", "profile", "pool"} {
 		if !names[part] {
 			t.Errorf("axis %q is not in Axes", part)
 		}

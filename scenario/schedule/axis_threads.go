@@ -43,6 +43,7 @@ type Call struct {
 	// makes this binding call: nested inside the first, one level deep. A
 	// nested call's own error is caught by the callback.
 	Nested *Call `json:"nested,omitempty"`
+	PoolWork
 }
 
 // threadsAxis is Sink.Threads: the Python threads and the binding calls
@@ -128,6 +129,16 @@ func (c Call) faults() int {
 		n += c.Nested.faults()
 	}
 	return n
+}
+
+// lineRuns: each call's lines, each nested call's.
+func (threadsAxis) lineRuns(k *Sink, fn func(lines, size int)) {
+	k.eachCall(func(_, _ int, c *Call) {
+		fn(c.Lines, c.Size)
+		if c.Nested != nil {
+			fn(c.Nested.Lines, c.Nested.Size)
+		}
+	})
 }
 
 func (threadsAxis) mostLines(k *Sink) int {

@@ -161,17 +161,12 @@ func (s Schedule) MessageBytes() int {
 	return n
 }
 
-// eachLines calls fn with each run of lines the threads log, and their
-// message size: the lines outside a call, each call's, each nested call's.
+// eachLines calls fn with each run of lines the schedule logs, and their
+// message size: every axis's that logs (lineRunner).
 func (k *Sink) eachLines(fn func(lines, size int)) {
-	fn(k.Outside, k.OutsideText.size())
-	for _, t := range k.Threads {
-		fn(t.Outside, t.OutsideText.size())
-		for _, c := range t.Calls {
-			fn(c.Lines, c.Size)
-			if c.Nested != nil {
-				fn(c.Nested.Lines, c.Nested.Size)
-			}
+	for _, a := range Axes {
+		if lr, ok := a.(lineRunner); ok {
+			lr.lineRuns(k, fn)
 		}
 	}
 }

@@ -302,6 +302,9 @@ func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last 
 			rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 211, message(c, n))
 		}
 	}
+	if c.Pool != nil {
+		p.pool(t, c)
+	}
 	if last && k.Abort != nil {
 		stalled := k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0
 		if stalled {

@@ -276,7 +276,20 @@ func drawSink(t *rapid.T, policies []string) Schedule {
 	if k.Stderr.Kind == StderrOSError || k.Stderr.Kind == StderrInterrupt {
 		drawLateStreamWrite(t, k)
 	}
+	// Last, the axes that draw themselves, each in its own file.
+	DrawAxes(drawer{t}, &s)
 	return s
+}
+
+// drawer is rapid's choices for an axis's own draw (schedule.Drawer).
+type drawer struct{ t *rapid.T }
+
+func (d drawer) Bool(label string) bool { return rapid.Bool().Draw(d.t, label) }
+func (d drawer) IntRange(lo, hi int, label string) int {
+	return rapid.IntRange(lo, hi).Draw(d.t, label)
+}
+func (d drawer) SampledFrom(choices []int, label string) int {
+	return rapid.SampledFrom(choices).Draw(d.t, label)
 }
 
 // drawLateStreamWrite moves the stream's raising write (Stderr.K), half
