@@ -60,6 +60,7 @@ var Rows = []Row{
 	{ID: "I1", FD2: FD2File},
 	{ID: "I2", FD2: FD2Pipe, Stalled: true},
 	{ID: "I7", FD2: FD2Pipe, Stalled: true, Note: "a SIGINT each time the main thread sleeps in a new write(2) on the stalled pipe (a higher voluntary switch count), twice; fd 2 resumes at the next new wait or once the call is over"},
+	{ID: "I8", FD2: FD2Pipe, Stalled: true, Note: "I2's watcher and resume; the handler prints a line to sys.stderr and returns"},
 	{ID: "I3", FD2: FD2File},
 	{ID: "I4", FD2: FD2File},
 	{ID: "I5", FD2: FD2File, Ignored: true},

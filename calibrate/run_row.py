@@ -315,6 +315,21 @@ def row_I2():
     call("execute", ext.execute_logging, "I", 48, 73, -1)
 
 
+def logging_handler(sig, frame):
+    emit("handler", signal="SIGINT", handler="python")
+    print("SIGINT received: shutting down", file=sys.stderr)  # a graceful-shutdown flag: no raise
+
+
+def row_I8():
+    # I2 with a handler that logs and returns: it runs inside the blocked
+    # write's EINTR path, where sys.stderr's own write is under way.
+    if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, None):
+        signal.signal(signal.SIGINT, logging_handler)
+        ext.hook_sigint()
+    ext.watch(ext.tid(), "1 ", "pipe_write", json.dumps({"ev": "mark", "name": "sigint"}) + "\n" + json.dumps({"ev": "mark", "name": "fd2-pause", "ms": 200}))
+    call("execute", ext.execute_logging, "I", 48, 73, -1)
+
+
 def row_I7():
     # I2 with a second SIGINT: the watcher asks for one each time the main
     # thread sleeps in a new write(2) on the stalled pipe, then for fd 2 to

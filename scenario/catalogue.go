@@ -135,6 +135,12 @@ var catalogue = []Info{
 		Summary: "fd 2 a one-page pipe the parent stops reading; one call logs 6 KiB; a SIGINT when a write blocks on it (main thread); reading resumes once the SIGINT has reached the model and the main thread waits for room again (or still, in a wait a signal cannot end) " +
 			"(needs the parent: its pipe, its pauses and the SIGINT)",
 		Contract: Contract{FD2: FD2ParentPipe, FD2Stalled: true, Interrupts: 1}},
+	{ID: "I8",
+		Slug:   "sigint-handler-logs-inside-blocked-write",
+		Family: "signals",
+		Summary: "I2 with a Python SIGINT handler that prints a line to sys.stderr and returns (a graceful-shutdown flag, no KeyboardInterrupt): it runs inside the blocked write's EINTR path " +
+			"(needs the parent: its pipe, its pauses and the SIGINT)",
+		Contract: Contract{FD2: FD2ParentPipe, FD2Stalled: true}},
 	{ID: "I7",
 		Slug:   "second-sigint-on-write-blocked-by-parent-pipe",
 		Family: "signals",

@@ -22,7 +22,18 @@ const (
 	// HandlerCounting is a custom handler that counts its runs and raises
 	// KeyboardInterrupt.
 	HandlerCounting HandlerKind = "counting"
+	// HandlerLogging is a handler that logs a line to sys.stderr and
+	// returns (a graceful-shutdown flag): run inside sys.stderr's own write
+	// (the EINTR path of a buffered stream), its write finds the
+	// BufferedWriter's lock held by its own thread and raises RuntimeError
+	// ("reentrant call inside <_io.BufferedWriter name='<stderr>'>"),
+	// which ends the interrupted write; unbuffered (python -u) it writes
+	// (docs/FACTS.md; row I8).
+	HandlerLogging HandlerKind = "logging"
 )
+
+// HandlerLine is what HandlerLogging writes.
+const HandlerLine = "SIGINT received: shutting down\n"
 
 // Signals is the interpreter's pending-signal model: a real SIGINT (or
 // PyErr_SetInterrupt) trips a flag; the handler runs at the next
@@ -142,6 +153,9 @@ func (s *Signals) Check(t *Thread) *PyErr {
 		return nil
 	}
 	s.in.Tel.Emit(telemetry.Handler{Signal: "SIGINT", Handler: string(kind), Run: runs})
+	if kind == HandlerLogging {
+		return s.in.Stderr().Write(t, HandlerLine) // what the handler's print raises, it raises
+	}
 	return &PyErr{Type: "KeyboardInterrupt", Msg: ""}
 }
 

@@ -20,6 +20,10 @@ import (
 func init() {
 	play(&Program{ID: "I1", Run: sigintDuringCall})
 	play(&Program{ID: "I2", Run: sigintOnBlockedWrite})
+	play(&Program{ID: "I8", Run: func(e *Env) *sim.PyErr {
+		e.RT.In.Signals.Install(sim.HandlerLogging)
+		return sigintOnBlockedWrite(e)
+	}})
 	play(&Program{ID: "I3", Run: func(e *Env) *sim.PyErr { return interruptedCapture(e, "before") }})
 	play(&Program{ID: "I4", Run: func(e *Env) *sim.PyErr { return interruptedCapture(e, "half") }})
 	play(&Program{ID: "I5", Run: sigintIgnoredCapture})
