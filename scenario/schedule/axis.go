@@ -57,6 +57,7 @@ var Axes = []Axis{
 	fd2ErrorsAxis{},
 	profileAxis{},
 	poolAxis{},
+	handlerAxis{},
 }
 
 // noAxisPart is what an axis embeds for the parts it has none of.

@@ -21,7 +21,7 @@ func TestEveryAxisIsRegisteredOnce(t *testing.T) {
 	// The parts of a Sink and the axis that owns each.
 	owner := map[string]string{
 		"FD2": "fd2", "Stderr": "stderr", "Interrupts": "sigint", "Threads": "threads",
-		"Abort": "abort", "OutsideCalls": "outside", "DaemonThreads": "daemons",
+		"Abort": "abort", "OutsideCalls": "outside", "DaemonThreads": "daemons", "PythonHandler": "handler",
 	}
 	sink := reflect.TypeOf(Sink{})
 	for i := range sink.NumField() {

@@ -54,6 +54,7 @@ type Sink struct {
 	Abort *Abort `json:"abort,omitempty"`
 	OutsideCalls
 	DaemonThreads
+	PythonHandler
 }
 
 // Encode is the schedule as one command-line word: base64 (URL alphabet,

@@ -135,6 +135,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 	e, k := p.e, p.s
 	rt, in, main := e.RT, e.RT.In, e.Main
 	p.sigints.fd2 = rt.FD2
+	p.installHandler()
 	var capture *sim.FD2Capture
 	if k.FD2.Kind == schedule.FD2IPyKernel || k.FD2.Kind == schedule.FD2Wurlitzer {
 		style := sim.IPyKernel
