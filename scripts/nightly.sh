@@ -6,6 +6,7 @@
 #   scripts/nightly.sh random BLOCK     one block of random runs -> reports/random/block-BLOCK
 #   scripts/nightly.sh merge DIR...     every shard's reports    -> reports/merged (refused, exit 2,
 #                                       unless every K/N of one run is there exactly once)
+#   scripts/nightly.sh calibrate NAME   the real column on the python3 found here -> reports/calibration/NAME
 #   scripts/nightly.sh local [N]        N shards one after another, merged, then checked
 #                                       against one unsharded run (same cells, same verdicts)
 #
@@ -21,7 +22,7 @@ export LOGJAM_SEED="${LOGJAM_SEED:-$(( $(date +%s) % 1000000 ))}"
 export LOGJAM_RUN_ID="${LOGJAM_RUN_ID:-$LOGJAM_PROFILE-$LOGJAM_SEED-$(date +%s)}"
 RANDOM_RUNS="${RANDOM_RUNS:-1000}"
 
-usage() { echo "usage: scripts/nightly.sh shard K/N | random BLOCK | merge DIR... | local [N]" >&2; exit 2; }
+usage() { echo "usage: scripts/nightly.sh shard K/N | random BLOCK | merge DIR... | calibrate NAME | local [N]" >&2; exit 2; }
 
 bin_dir="$(mktemp -d)"
 trap 'rm -rf "$bin_dir"' EXIT
@@ -55,6 +56,18 @@ case "${1:-}" in
     mkdir -p "$out"
     LOGJAM_RANDOM_RUNS="$RANDOM_RUNS" LOGJAM_RANDOM_SEED="$(( LOGJAM_SEED + $2 * RANDOM_RUNS ))" \
       logjam chaos -focus 'R seed=' -run-id "$LOGJAM_RUN_ID-random-$2" -out "$out" | tee "$out/table.txt"
+    ;;
+  calibrate)
+    # The real column where this machine's CI has no interpreter or OS of
+    # its own (macOS's poll rows, CPython 3.13.8 and later): every row on
+    # the python3 on PATH, both stderr profiles; the report (the matrix
+    # with its real column) goes to reports/calibration/NAME.
+    [ $# -eq 2 ] || usage
+    case "$2" in *[!a-z0-9.-]*|"") usage ;; esac
+    out="reports/calibration/$2"
+    mkdir -p "$out"
+    LOGJAM_CALIBRATE_PY=default LOGJAM_CALIBRATE_REPORT="$root/$out/calibration.json" \
+      go tool ginkgo --timeout 2h --label-filter calibrate ./calibrate
     ;;
   merge)
     shift
