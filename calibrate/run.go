@@ -44,6 +44,13 @@ type Options struct {
 	GraceFloor time.Duration // watchdog's (its default when zero)
 	Deadline   time.Duration // overrides the row's when set
 	FD2        string        // "" (the row's), FD2Socket or FD2NoProc
+	// CheckGIL runs the interpreter with PYTHONMALLOC=debug, whose
+	// allocator ends the process with a fatal error (SIGABRT) when Python
+	// allocates without the GIL: a sink that touches Python from a thread
+	// without it (a native worker's) is a CRASH every time, not only when
+	// the undefined behaviour happens to crash (calibrate/sink_test.go,
+	// python_without_gil.cpp). A user's sink runs with it.
+	CheckGIL bool
 }
 
 // Run plays row under policy (or lazy variant) on the interpreter in, with
@@ -80,6 +87,9 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = childEnv(dir, variant, profile)
+	if o.CheckGIL {
+		cmd.Env = append(cmd.Env, "PYTHONMALLOC=debug")
+	}
 	if row.Schedule != "" {
 		cmd.Env = append(cmd.Env, "LOGJAM_SCHEDULE="+row.Schedule)
 	}

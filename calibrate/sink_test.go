@@ -46,5 +46,7 @@ var _ = ginkgo.Describe("a user's sink", ginkgo.Label("calibrate"), func() {
 		ginkgo.Entry("sys.stderr under the backend lock: D1 hangs, as pystderr", "stderr_under_lock.cpp", "D1", verdict.Hang),
 		ginkgo.Entry("the header's own sink as a user's: D1 passes", "header_logjam.cpp", "D1", verdict.OK),
 		ginkgo.Entry("sys.stderr under the backend lock: C1 (no lock) passes", "stderr_under_lock.cpp", "C1", verdict.OK),
+		ginkgo.Entry("Python touched without the GIL from a pool thread: D3 crashes, never a hang or a pass", "python_without_gil.cpp", "D3", verdict.Crash),
+		ginkgo.Entry("Python touched without the GIL, on the calling thread only: C1 passes", "python_without_gil.cpp", "C1", verdict.OK),
 	)
 })

@@ -49,7 +49,7 @@ func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 				if row.ID == "T1" && prof != Buffered {
 					continue // exit-time only: the profile plays no part
 				}
-				o, err := Run(ctx, in, dir, row, "user", "", prof, Options{})
+				o, err := Run(ctx, in, dir, row, "user", "", prof, Options{CheckGIL: true})
 				if err != nil {
 					return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
 				}
