@@ -20,7 +20,7 @@ import (
 	"logjam/verdict"
 )
 
-const replayUsage = "logjam replay [-n N] BUNDLE_DIR (a cell's evidence bundle, reports/latest/evidence/<cell>)"
+const replayUsage = "logjam replay [-n N] [-source DIR] BUNDLE_DIR (a cell's evidence bundle, reports/latest/evidence/<cell>)"
 
 // replayCmd runs a bundle's cell again as it ran: the same child binary
 // (kept by digest, or rebuilt from this module's source, saying whether the
@@ -33,12 +33,15 @@ const replayUsage = "logjam replay [-n N] BUNDLE_DIR (a cell's evidence bundle, 
 // A bundle is untrusted input (it travels: a CI artifact, an attachment):
 // report.ReadBundle checks it whole before anything runs, and the only
 // binary replay runs is one whose SHA-256 it has just computed, from the
-// cache or built from the module replay is run in; a bundle names neither
-// a path nor a module.
+// cache or built from the logjam checkout the user chose: the one replay
+// runs in, unless that checkout contains the bundle (a received folder
+// laid out around it as a module would be built and run), or the one
+// -source names; a bundle names neither a path nor a module.
 func replayCmd(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	n := fs.Int("n", 1, "replay the cell this many times")
+	source := fs.String("source", "", "the logjam checkout to rebuild the child from when its binary is not kept (default: the one replay runs in, unless it contains the bundle)")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return subUsage(w, "usage: "+replayUsage, fs)
 	} else if err != nil {
@@ -59,7 +62,10 @@ func replayCmd(args []string, w io.Writer) int {
 	if err != nil {
 		return fail("replay: %s: %s", report.ReplayRecordFile, oneLine(err.Error()))
 	}
-	root, rootErr := config.Root()
+	root, rootErr := replaySource(*source, dir)
+	if *source != "" && rootErr != nil {
+		return fail("replay: -source: %s", oneLine(rootErr.Error()))
+	}
 	if rootErr == nil {
 		if err := checkReplayRoot(root, dir, b.Replay.Profile.Name); err != nil {
 			return fail("replay: %s", oneLine(err.Error()))
@@ -96,6 +102,45 @@ func replayCmd(args []string, w io.Writer) int {
 	return 0
 }
 
+// replaySource is the checkout a rebuild may come from: the one named
+// (which must be a logjam checkout), or the one replay runs in, unless it
+// contains the bundle: found by walking up from a received folder, it
+// would be the sender's (TestReplayNeverBuildsTheFolderAroundABundle).
+func replaySource(named, bundle string) (string, error) {
+	if named != "" {
+		abs, err := filepath.Abs(named)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(filepath.Join(abs, config.FileName)); err != nil {
+			return "", fmt.Errorf("%s is not a logjam checkout (no %s)", named, config.FileName)
+		}
+		return abs, nil
+	}
+	root, err := config.Root()
+	if err != nil {
+		return "", err
+	}
+	if inside(bundle, root) {
+		return "", fmt.Errorf("the module found here (%s) contains the bundle, so it may be the sender's; name your own logjam checkout with -source DIR", root)
+	}
+	return root, nil
+}
+
+// inside reports whether path lies in dir or is dir (symlinks resolved).
+func inside(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	if err1 == nil {
+		p, err1 = filepath.EvalSymlinks(p)
+	}
+	d, err2 := filepath.EvalSymlinks(dir)
+	if err1 != nil || err2 != nil {
+		return true // unresolvable: assume the worst
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // checkReplayRoot refuses a module that lies inside the bundle (replay
 // run from within a received folder that carries its own go.mod and
 // ginkgo.yml would build the sender's code) and a profile this module's
@@ -130,14 +175,14 @@ func replayBinary(w io.Writer, r *report.Replay, root string, rootErr error) (st
 		return "", err
 	}
 	if rootErr != nil {
-		return "", errors.New("the child binary the cell ran is not kept, and there is no logjam module here to rebuild it from (run replay in a logjam checkout)")
+		return "", fmt.Errorf("the child binary the cell ran is not kept, and there is no checkout to rebuild it from: %v", rootErr)
 	}
 	bin, built, err := childbin.Build(root)
 	if err != nil {
 		return "", err
 	}
 	if built == r.Binary {
-		fmt.Fprintf(w, "logjam: replay: the child binary was not kept; rebuilt from %s: the same binary (sha256 %.12s)\n", root, built)
+		fmt.Fprintf(w, "logjam: replay: the child binary was not kept; rebuilt from the checkout %s: the same binary (sha256 %.12s)\n", root, built)
 	} else {
 		fmt.Fprintf(w, "logjam: replay: the child binary the cell ran (sha256 %.12s) was not kept; rebuilt from %s, a different binary (sha256 %.12s): the sources changed since\n", r.Binary, root, built)
 	}

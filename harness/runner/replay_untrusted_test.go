@@ -200,3 +200,52 @@ func replayCapturingStderr(t *testing.T, dir string) (int, string) {
 	b, _ := os.ReadFile(f.Name())
 	return code, string(b) + w.String()
 }
+
+// A received folder laid out as a logjam module around its bundle
+// (go.mod, ginkgo.yml, cmd/simrt whose main leaves a marker), replayed
+// from inside it with the child binary not kept: replay finds that module
+// by walking up from the working directory, and must neither build nor run
+// it: one line naming -source, exit 2, no marker, nothing built into the
+// cache.
+func TestReplayNeverBuildsTheFolderAroundABundle(t *testing.T) {
+	home := t.TempDir()
+	cache := filepath.Join(home, ".cache", "logjam", "simrt")
+	t.Setenv(childbin.CacheEnv, cache)
+	marker := filepath.Join(home, "ran")
+	yml, err := os.ReadFile(filepath.Join("..", "..", config.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl := filepath.Join(home, "Downloads", "artifact")
+	for name, body := range map[string]string{
+		"go.mod":            "module logjam\n\ngo 1.22\n",
+		config.FileName:     string(yml),
+		"cmd/simrt/main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.WriteFile(" + `"` + marker + `"` + ", nil, 0o644) }\n",
+	} {
+		_ = os.MkdirAll(filepath.Join(dl, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dl, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prof := config.Profile{Name: "local", Deadline: 20 * time.Second, TimeoutScale: 1, Mode: "fast", Repeat: 1, GraceFloor: 2 * time.Second}
+	dir := filepath.Join(dl, "evidence", "D1")
+	b := report.Bundle{Cell: report.Cell{ID: "D1", Name: "deadlock D1 pystderr", Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr"}, Expected: verdict.OK, Observed: verdict.Hang},
+		Replay: &report.Replay{Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr", Platform: "linux", Python: "3.12"}, Profile: prof, Binary: strings.Repeat("0", 64)}}
+	if err := report.WriteBundle(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dl)
+	code, stderr := replayCapturingStderr(t, filepath.Join("evidence", "D1"))
+	if code != 2 {
+		t.Errorf("status %d, want 2; stderr:\n%s", code, stderr)
+	}
+	if n := strings.Count(stderr, "\n"); n != 1 || !strings.Contains(stderr, "-source") {
+		t.Errorf("stderr is %d lines, want one naming -source:\n%s", n, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the folder's child was built and run")
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) > 0 {
+		t.Errorf("something was built into the cache: %v", entries)
+	}
+}
