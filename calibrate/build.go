@@ -5,11 +5,15 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+
+	"logjam/internal/owndir"
 )
 
 //go:embed ext/logjamext.cpp
@@ -41,8 +45,8 @@ func BuildBench(in Interpreter) (dir, driver string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("no C++ compiler (g++ or $CXX): %w", err)
 	}
-	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
-		return "", "", err
+	if err := owndir.Ensure(CacheDir()); err != nil {
+		return "", "", fmt.Errorf("the calibration cache: %w", err)
 	}
 	dir, err = os.MkdirTemp(CacheDir(), "bench-"+in.Version+"-")
 	if err != nil {
@@ -91,7 +95,9 @@ func Pythonbuf(dir string) string {
 }
 
 // CacheDir is where built extensions live: $LOGJAM_CALIBRATE_CACHE, or
-// logjam-calibrate under the user cache directory (a temp dir otherwise).
+// logjam-calibrate under the user cache directory (without one, a
+// per-user logjam-calibrate-UID under the temp dir). Every use checks it is
+// a directory only this user can write (owndir).
 func CacheDir() string {
 	if d := os.Getenv("LOGJAM_CALIBRATE_CACHE"); d != "" {
 		return d
@@ -99,7 +105,41 @@ func CacheDir() string {
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "logjam-calibrate")
 	}
-	return filepath.Join(os.TempDir(), "logjam-calibrate")
+	return filepath.Join(os.TempDir(), "logjam-calibrate-"+strconv.Itoa(os.Geteuid()))
+}
+
+// soSumFile holds the SHA-256 of a cache entry's extension, written when
+// it was built and checked before every reuse.
+const soSumFile = "logjamext.sha256"
+
+// keptExtension reports whether dir holds an extension so that hashes to
+// what was written beside it when it was built, in a directory only this
+// user can write; an entry that does not is removed (and rebuilt).
+func keptExtension(dir, so string) bool {
+	if _, err := os.Stat(so); err != nil {
+		return false
+	}
+	want, err := os.ReadFile(filepath.Join(dir, soSumFile))
+	got, herr := fileSum(so)
+	if err != nil || herr != nil || owndir.Check(dir) != nil || strings.TrimSpace(string(want)) != got {
+		fmt.Fprintf(os.Stderr, "calibrate: the cached extension %s is not what was built here: removed, rebuilt\n", so)
+		_ = os.RemoveAll(dir)
+		return false
+	}
+	return true
+}
+
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Compiler is the C++ compiler: $CXX or g++.
@@ -155,16 +195,16 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	if d, ok := buildDone[dir]; ok {
 		return d, nil
 	}
+	if err := owndir.Ensure(CacheDir()); err != nil {
+		return "", fmt.Errorf("the calibration cache: %w", err)
+	}
 	so := filepath.Join(dir, "logjamext"+in.ExtSuffix)
-	if _, err := os.Stat(so); err == nil {
+	if keptExtension(dir, so) {
 		if err := os.WriteFile(filepath.Join(dir, "run_row.py"), driverSource, 0o644); err != nil {
 			return "", err
 		}
 		buildDone[dir] = dir
 		return dir, nil
-	}
-	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
-		return "", err
 	}
 	tmp, err := os.MkdirTemp(CacheDir(), "build-")
 	if err != nil {
@@ -221,6 +261,13 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "pythonbuf.txt"), []byte(pythonbuf), 0o644); err != nil {
+		return "", err
+	}
+	sum, err := fileSum(out)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, soSumFile), []byte(sum+"\n"), 0o644); err != nil {
 		return "", err
 	}
 	if err := os.Rename(out, so); err != nil {

@@ -71,10 +71,12 @@ func replayCmd(args []string, w io.Writer) int {
 			return fail("replay: %s", oneLine(err.Error()))
 		}
 	}
-	bin, err := replayBinary(w, b.Replay, root, rootErr)
+	v, err := replayBinary(w, b.Replay, root, rootErr)
 	if err != nil {
 		return fail("replay: %s", oneLine(err.Error()))
 	}
+	defer v.Remove()
+	bin := v.Path
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	name := oneLine(b.Cell.Name)
@@ -163,30 +165,34 @@ func checkReplayRoot(root, bundle, profile string) error {
 	return nil
 }
 
-// replayBinary is the child binary the bundle's cell ran: the kept one
-// (its digest verified), or one rebuilt from the module at root (the one
-// replay runs in), saying whether it is the same binary.
-func replayBinary(w io.Writer, r *report.Replay, root string, rootErr error) (string, error) {
-	p, err := childbin.Lookup(r.Binary)
+// replayBinary is a private copy of the child binary the bundle's cell
+// ran, made by the read that hashed it (so what runs, every replay of -n,
+// is what was verified): the kept one, or one rebuilt from the checkout at
+// root, saying which and whether it is the same binary.
+func replayBinary(w io.Writer, r *report.Replay, root string, rootErr error) (childbin.Verified, error) {
+	v, err := childbin.LookupVerified(r.Binary)
 	if err == nil {
-		return p, nil
+		return v, nil
 	}
 	if !errors.Is(err, childbin.ErrNotKept) {
-		return "", err
+		return childbin.Verified{}, err
 	}
 	if rootErr != nil {
-		return "", fmt.Errorf("the child binary the cell ran is not kept, and there is no checkout to rebuild it from: %v", rootErr)
+		return childbin.Verified{}, fmt.Errorf("the child binary the cell ran is not kept, and there is no checkout to rebuild it from: %v", rootErr)
 	}
 	bin, built, err := childbin.Build(root)
 	if err != nil {
-		return "", err
+		return childbin.Verified{}, err
+	}
+	if v, err = childbin.VerifiedCopy(bin, built); err != nil {
+		return childbin.Verified{}, err
 	}
 	if built == r.Binary {
 		fmt.Fprintf(w, "logjam: replay: the child binary was not kept; rebuilt from the checkout %s: the same binary (sha256 %.12s)\n", root, built)
 	} else {
 		fmt.Fprintf(w, "logjam: replay: the child binary the cell ran (sha256 %.12s) was not kept; rebuilt from %s, a different binary (sha256 %.12s): the sources changed since\n", r.Binary, root, built)
 	}
-	return bin, nil
+	return v, nil
 }
 
 // oneLine keeps untrusted text on one line of the terminal: control

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"logjam/internal/childbin"
+	"logjam/internal/owndir"
 	"logjam/internal/scratch"
 )
 
@@ -48,13 +49,18 @@ func buildSuites(ctx context.Context, root string, fams []string) (bins map[stri
 	if err != nil {
 		return nil, cleanup, false, err
 	}
+	// The suites and the child are built into, and run from, a folder only
+	// this user can write: with no cache directory ($HOME unset), a
+	// per-user one under the temp dir, never a shared path another user
+	// could have made first (owndir).
 	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	base = filepath.Join(base, "logjam")
-	if err := os.MkdirAll(base, 0o755); err != nil {
+	if err == nil {
+		base = filepath.Join(base, "logjam")
+	} else if base, err = owndir.TempFallback("logjam"); err != nil {
 		return nil, cleanup, false, err
+	}
+	if err := owndir.Ensure(base); err != nil {
+		return nil, cleanup, false, fmt.Errorf("the suite cache: %w", err)
 	}
 	scratch.Sweep(base, "build") // what killed builds left
 	sweepLinks(root, fams)

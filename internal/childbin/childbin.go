@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"logjam/internal/owndir"
 	"logjam/internal/scratch"
 )
 
@@ -131,7 +132,7 @@ func Keep(path string) (kept, sum string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := owndir.Ensure(dir); err != nil {
 		return "", "", err
 	}
 	in, err := os.Open(path)
@@ -209,37 +210,143 @@ func prune(dir, keep string) {
 }
 
 // Lookup returns the cached binary with digest sum, its bytes hashed just
-// now: ErrNotKept when sum is not a digest or the cache has no such regular
+// now (a path: for a run that trusts the cache it made itself;
+// LookupVerified for one that must run what it hashed): ErrNotKept when sum is not a digest or the cache has no such regular
 // file; an entry whose bytes do not hash to its name is removed, said so on
 // Warn, and not kept. Only a file inside the cache is ever looked at.
 func Lookup(sum string) (string, error) {
-	if !IsDigest(sum) {
-		return "", ErrNotKept
-	}
-	dir, err := Dir()
+	p, f, err := openKept(sum)
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(dir, sum)
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", ErrNotKept
-	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return "", ErrNotKept
-	}
 	got, err := digestOf(f)
 	if err != nil {
 		return "", err
 	}
-	if got != sum {
-		_ = os.Remove(p)
-		fmt.Fprintf(Warn, "logjam: the cached child binary %s does not hash to its name (sha256 %.12s): removed, not run; it is rebuilt when needed\n", p, got)
-		return "", ErrNotKept
+	if err := checkSum(p, got, sum); err != nil {
+		return "", err
 	}
 	touch(p)
 	return p, nil
+}
+
+// openKept opens the cache's entry for sum without following a symlink,
+// a regular file only, in a cache directory only this user can write.
+func openKept(sum string) (string, *os.File, error) {
+	if !IsDigest(sum) {
+		return "", nil, ErrNotKept
+	}
+	dir, err := Dir()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := owndir.Check(dir); err != nil {
+		if os.IsNotExist(err) {
+			return "", nil, ErrNotKept
+		}
+		return "", nil, err
+	}
+	p := filepath.Join(dir, sum)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", nil, ErrNotKept
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return "", nil, ErrNotKept
+	}
+	return p, f, nil
+}
+
+// checkSum: an entry whose bytes do not hash to its name is removed.
+func checkSum(p, got, sum string) error {
+	if got == sum {
+		return nil
+	}
+	_ = os.Remove(p)
+	fmt.Fprintf(Warn, "logjam: the cached child binary %s does not hash to its name (sha256 %.12s): removed, not run; it is rebuilt when needed\n", p, got)
+	return ErrNotKept
+}
+
+// Verified is a private copy of a child binary, made by the very read that
+// hashed it: what runs, however often and however long after, is the bytes
+// that were hashed (a cache entry swapped between a hash and an exec by
+// path would win). Remove deletes it.
+type Verified struct {
+	Path string
+	dir  string
+}
+
+// Remove deletes the private copy.
+func (v Verified) Remove() {
+	if v.dir != "" {
+		_ = os.RemoveAll(v.dir)
+	}
+}
+
+// LookupVerified returns a private copy of the cached binary with digest
+// sum (Lookup's rules), hashed as it was copied: what replay runs.
+func LookupVerified(sum string) (Verified, error) {
+	p, f, err := openKept(sum)
+	if err != nil {
+		return Verified{}, err
+	}
+	defer f.Close()
+	v, got, err := privateCopy(f)
+	if err != nil {
+		return Verified{}, err
+	}
+	if err := checkSum(p, got, sum); err != nil {
+		v.Remove()
+		return Verified{}, err
+	}
+	touch(p)
+	return v, nil
+}
+
+// VerifiedCopy is a private copy of the binary at path, which must hash
+// to sum as it is copied (a build's output, before it runs).
+func VerifiedCopy(path, sum string) (Verified, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return Verified{}, err
+	}
+	defer f.Close()
+	v, got, err := privateCopy(f)
+	if err != nil {
+		return Verified{}, err
+	}
+	if got != sum {
+		v.Remove()
+		return Verified{}, fmt.Errorf("%s changed after it was built (sha256 %.12s, built %.12s): not run", path, got, sum)
+	}
+	return v, nil
+}
+
+// privateCopy copies r into a new 0700 directory of this user's, hashing
+// the bytes as they go.
+func privateCopy(r io.Reader) (Verified, string, error) {
+	dir, err := os.MkdirTemp("", "logjam-child-")
+	if err != nil {
+		return Verified{}, "", err
+	}
+	v := Verified{Path: filepath.Join(dir, "simrt"), dir: dir}
+	out, err := os.OpenFile(v.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
+	if err != nil {
+		v.Remove()
+		return Verified{}, "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(out, h), r)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		v.Remove()
+		return Verified{}, "", err
+	}
+	return v, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Build builds the child from the module at root into the cache and
@@ -251,7 +358,7 @@ func Build(root string) (path, sum string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := owndir.Ensure(dir); err != nil {
 		return "", "", err
 	}
 	scratch.Sweep(dir, "build")

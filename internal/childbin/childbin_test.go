@@ -195,3 +195,74 @@ func TestConcurrentKeepsShareTheCache(t *testing.T) {
 		t.Fatalf("the cache holds %v, want the one entry", names)
 	}
 }
+
+// A cache entry swapped after its hash and before its exec (replay -n N
+// hashes once and runs N times): the path Lookup returns runs the swapped
+// bytes, the private copy LookupVerified made by the hashing read runs the
+// bytes that were hashed.
+func TestWhatRunsIsWhatWasHashed(t *testing.T) {
+	t.Setenv(CacheEnv, filepath.Join(t.TempDir(), "cache"))
+	src := filepath.Join(t.TempDir(), "child")
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho kept\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kept, sum, err := Keep(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := LookupVerified(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Remove()
+	byPath, err := Lookup(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The swap: another binary where the hashed one was.
+	swap := kept + ".swap"
+	if err := os.WriteFile(swap, []byte("#!/bin/sh\necho swapped\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(swap, kept); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := exec.Command(byPath).Output(); string(out) != "swapped\n" {
+		t.Fatalf("the swap did not take (%q): the test shows nothing", out)
+	}
+	for i := range 3 {
+		if out, err := exec.Command(v.Path).Output(); err != nil || string(out) != "kept\n" {
+			t.Fatalf("run %d of the verified copy: %q (%v), want the hashed bytes", i, out, err)
+		}
+	}
+	if info, err := os.Stat(filepath.Dir(v.Path)); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("the private copy's folder: %v %v, want mode 0700", info.Mode().Perm(), err)
+	}
+	v.Remove()
+	if _, err := os.Stat(v.Path); !os.IsNotExist(err) {
+		t.Errorf("Remove left the copy: %v", err)
+	}
+}
+
+// A cache folder others can write to is refused, not used.
+func TestACacheOthersCanWriteIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	t.Setenv(CacheEnv, dir)
+	src := filepath.Join(t.TempDir(), "child")
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho kept\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, sum, err := Keep(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LookupVerified(sum); err == nil || errors.Is(err, ErrNotKept) || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("a world-writable cache: %v, want it refused", err)
+	}
+	if _, _, err := Keep(src); err == nil {
+		t.Error("Keep used a world-writable cache")
+	}
+}
