@@ -169,6 +169,16 @@ type UserSink struct {
 	Source []byte
 }
 
+// CompileError is a user's sink that does not compile: bad input (exit
+// status 2), the compiler's output naming the user's file.
+type CompileError struct {
+	Sink, Python, Output string
+}
+
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("%s does not compile (python %s):\n%s", e.Sink, e.Python, strings.TrimRight(e.Output, "\n"))
+}
+
 // BuildSink is Build with a user's sink linked into the extension (nil:
 // none).
 func BuildSink(in Interpreter, user *UserSink) (string, error) {
@@ -247,11 +257,13 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	}
 	if !strings.HasPrefix(pythonbuf, "pybind11") {
 		if b, err = exec.Command(cxx, args...).CombinedOutput(); err != nil {
-			what := "logjamext"
 			if user != nil {
-				what += " with the sink " + user.Path
+				// The compiler names the copy in the build folder: name
+				// the user's own file instead.
+				out := strings.ReplaceAll(string(b), filepath.Join(tmp, "user_sink.cpp"), user.Path)
+				return "", &CompileError{Sink: user.Path, Python: in.Version, Output: out}
 			}
-			return "", fmt.Errorf("building %s for python %s: %v\n%s", what, in.Version, err, b)
+			return "", fmt.Errorf("building logjamext for python %s: %v\n%s", in.Version, err, b)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

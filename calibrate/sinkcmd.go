@@ -2,9 +2,11 @@ package calibrate
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +26,7 @@ type SinkCell struct {
 	Verdict verdict.Verdict
 	Reason  string
 	Bundle  string // the evidence bundle's directory ("" when not written)
+	Cell    report.Cell
 }
 
 // PlaySink builds the extension with the user's sink for every interpreter
@@ -32,10 +35,18 @@ type SinkCell struct {
 // evidence bundle per cell under reports/evidence. progress, when set, is
 // called after each cell.
 func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, profiles []string, reports string, progress func(SinkCell)) ([]SinkCell, error) {
+	return playSink(ctx, user, ins, rows, profiles, reports, nil, progress)
+}
+
+// playSink is PlaySink, calling started before each interpreter's build.
+func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, profiles []string, reports string, started func(Interpreter), progress func(SinkCell)) ([]SinkCell, error) {
 	var out []SinkCell
 	for _, in := range ins {
 		if in.Missing != "" {
 			continue
+		}
+		if started != nil {
+			started(in)
 		}
 		dir, err := BuildSink(in, user)
 		if err != nil {
@@ -55,7 +66,8 @@ func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 				}
 				name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), ProfileName(prof), in.Version)
 				c := report.Cell{ID: row.ID, Name: name, Family: "sink",
-					Cell:     scenario.Cell{Scenario: row.ID, Policy: "user", Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof},
+					Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof},
+					Expected: verdict.OK, // a correct sink's promise, on every real row
 					Observed: o.Observed,
 					Real:     map[string]verdict.Verdict{in.Version: o.Observed},
 					Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command}}
@@ -67,6 +79,7 @@ func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 						sc.Bundle = ""
 					}
 				}
+				sc.Cell = c
 				out = append(out, sc)
 				if progress != nil {
 					progress(sc)
@@ -90,7 +103,7 @@ func Command(args []string, w io.Writer) int {
 	py := fs.String("py", "", "keep these versions (3.12 or 3.12.1, comma-separated); default: every interpreter found")
 	rowsArg := fs.String("rows", "", "keep these rows (comma-separated); default: every real row")
 	profArg := fs.String("profiles", "buffered,unbuffered", "stderr profiles")
-	outDir := fs.String("out", "reports/sink", "where the evidence bundles go")
+	outDir := fs.String("out", "", "where the matrix and the evidence bundles go (default: reports/sink/<the sink file's name>)")
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(w, "logjam calibrate: "+format+"\n", a...)
 		return 2
@@ -143,31 +156,101 @@ func Command(args []string, w io.Writer) int {
 	if _, err := Compiler(); err != nil {
 		return bad("no C++ compiler (g++ or $CXX)")
 	}
+	if *outDir == "" {
+		*outDir = filepath.Join("reports", "sink", sinkName(*sinkPath))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	user := &UserSink{Path: *sinkPath, Source: src}
-	fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", "row", "python", "stderr", "verdict", "evidence")
-	notOK := 0
-	_, err = PlaySink(ctx, user, ins, rows, profiles, *outDir, func(c SinkCell) {
+	start := time.Now()
+	played := 0
+	var cells []report.Cell
+	header := false
+	_, err = playSink(ctx, user, ins, rows, profiles, *outDir, func(in Interpreter) {
+		played++
+		fmt.Fprintf(w, "logjam calibrate: python %s (%d of %d): compiling %s into the extension (a minute at most), then %d rows x %d stderr profiles\n",
+			in.Version, played, len(ins), *sinkPath, len(rows), len(profiles))
+	}, func(c SinkCell) {
+		if !header {
+			fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", "row", "python", "stderr", "verdict", "evidence")
+			header = true
+		}
 		ev := ""
 		if c.Verdict != verdict.OK {
-			notOK++
 			ev = c.Reason
 			if c.Bundle != "" {
 				ev += " [bundle " + c.Bundle + "]"
 			}
 		}
 		fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", c.Row, c.Python, c.Profile, c.Verdict, ev)
+		cells = append(cells, c.Cell)
 	})
+	var ce *CompileError
+	if errors.As(err, &ce) {
+		return bad("%s", ce.Error())
+	}
 	if err != nil {
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(w, "%d cells not OK; evidence bundles under %s\n", notOK, filepath.Join(*outDir, "evidence"))
+	return summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
+}
+
+// summarize writes the sink's matrix (matrix.json, junit.xml, matrix.html,
+// matrix.md, as a chaos run's) and prints its tally, the rows whose
+// verdict differs by interpreter or profile, and where everything is.
+func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Duration) int {
+	run := report.Run{ID: "sink-" + name, Profile: "real", Mode: "real", Shards: []string{"all"}, Started: time.Now().Add(-took), Seconds: took.Seconds()}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
+		return 1
+	}
+	if err := report.WriteAll(out, run, cells); err != nil {
+		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
+		return 1
+	}
+	byRow := map[string]map[verdict.Verdict][]string{}
+	var order []string
+	notOK := 0
+	tally := map[verdict.Verdict]int{}
+	for _, c := range cells {
+		tally[c.Observed]++
+		if c.Observed != verdict.OK {
+			notOK++
+		}
+		if byRow[c.ID] == nil {
+			byRow[c.ID] = map[verdict.Verdict][]string{}
+			order = append(order, c.ID)
+		}
+		byRow[c.ID][c.Observed] = append(byRow[c.ID][c.Observed], c.Python+" "+ProfileName(c.Stderr))
+	}
+	var counts []string
+	for _, v := range slices.Sorted(maps.Keys(tally)) {
+		counts = append(counts, fmt.Sprintf("%s %d", v, tally[v]))
+	}
+	fmt.Fprintf(w, "\n%d cells of sink %s, %d not OK (%s), %.0f s\n", len(cells), name, notOK, strings.Join(counts, ", "), took.Seconds())
+	for _, id := range order {
+		if len(byRow[id]) < 2 {
+			continue
+		}
+		var parts []string
+		for _, v := range slices.Sorted(maps.Keys(byRow[id])) {
+			parts = append(parts, fmt.Sprintf("%s on %s", v, strings.Join(byRow[id][v], ", ")))
+		}
+		fmt.Fprintf(w, "  %s differs by interpreter or profile: %s (replay a bundle to tell a real difference from a flaky one)\n", id, strings.Join(parts, "; "))
+	}
+	fmt.Fprintf(w, "matrix: %s (%s, %s, %s); evidence bundles under %s\n", filepath.Join(out, report.MatrixFile),
+		report.JUnitFile, report.HTMLFile, report.MarkdownFile, filepath.Join(out, report.EvidenceDir))
 	if notOK > 0 {
 		return 1
 	}
 	return 0
+}
+
+// sinkName is the sink file's name without its extension: its column in
+// the matrix and its folder under reports/sink.
+func sinkName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 func splitList(s string) []string {

@@ -1,0 +1,45 @@
+package calibrate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A user's sink that does not compile is bad input: exit status 2 at once
+// (no row played), the compiler's errors naming the user's own file, not
+// the copy in the build folder.
+func TestASinkThatDoesNotCompileIsBadInput(t *testing.T) {
+	if _, err := Compiler(); err != nil {
+		t.Skip("no C++ compiler (g++ or $CXX)")
+	}
+	var py string
+	for _, in := range Discover() {
+		if in.Missing == "" {
+			py = in.Version
+			break
+		}
+	}
+	if py == "" {
+		t.Skip("no python3 with its headers")
+	}
+	t.Setenv("LOGJAM_CALIBRATE_CACHE", t.TempDir())
+	sink := filepath.Join(t.TempDir(), "mine.cpp")
+	if err := os.WriteFile(sink, []byte("#include \"logjam/logjam.hpp\"\nstruct Mine : logjam::Sink { int x = ; };\nlogjam::Sink *logjam_make_sink() { return nullptr; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code := Command([]string{"-sink", sink, "-py", py, "-rows", "C1", "-out", t.TempDir()}, &out)
+	if code != 2 {
+		t.Errorf("status %d, want 2:\n%s", code, out.String())
+	}
+	for _, want := range []string{sink + " does not compile", sink + ":2:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "user_sink.cpp") || strings.Contains(out.String(), "row  python") {
+		t.Errorf("the build folder's copy named, or a row played:\n%s", out.String())
+	}
+}
