@@ -103,8 +103,8 @@ var shrunk = []TableEntry{
 	Entry("hand-made: adaptive LOST (I7 with ms 1: the second SIGINT waits for the new wait, not a timer)", `{"family":"sink","policy":"adaptive","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","ms":1,"sigint":true,"twice":true}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":48,"size":73,"level":"I"}]}]}}`, "LOST"),
 	// Seed 4049447 of the 80,800-run measurement, as drawn: the start's stall and stall 0 are felt by one blocked
 	// write; each ended with its own timed resume, and the later one, sent after stall 1 began, ended it at once (OK,
-	// 3 of 40 plays; else LOST). A resume now ends only a stop no resume has ended yet (docs/TRUST.md, "80,800
-	// random runs"). A weak control: the old code is OK only now and then.
+	// 3 of 40 plays; else LOST). A resume now ends only a stop no resume has ended yet (docs/TRUST.md, "A resume
+	// ends only its own stall"). A weak control: the old code is OK only now and then.
 	Entry("seed 4049447: adaptive LOST (a stale resume does not end a later stall)", `{"family":"sink","policy":"adaptive","platform":"linux","python":"3.10","sink":{"fd2":{"kind":"pipe","capacity":4096,"stall_ms":400,"stalls":[{"at":"line","ms":400},{"at":"line","line":1,"ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":1,"size":255,"level":"E","nested":{"backend":1,"lines":105,"size":256,"level":"E","invalid":2}},{"backend":0,"lines":7,"size":125,"level":"I","yield":true},{"backend":1,"lines":51,"size":78,"level":"E","yield":true}],"outside":8},{"calls":null}]}}`, "LOST"),
 	// Seed 4052924 of the 80,800-run measurement, as drawn: wurlitzer's forwarder slept in its sink's write (slow,
 	// 2 ms) with the GIL dropped; whether the main thread's last lines filled the pipe before that sleep ended was
