@@ -183,9 +183,9 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 		dir := filepath.Join(base, name)
 		for _, c := range cs {
 			if c.Bundle != "" {
-				bd := filepath.Join(dir, EvidenceDir, filepath.Base(c.Bundle))
-				os.MkdirAll(bd, 0o755)
-				os.WriteFile(filepath.Join(bd, "outcome.json"), []byte("{}"), 0o644)
+				if err := WriteBundle(filepath.Join(dir, EvidenceDir, filepath.Base(c.Bundle)), Bundle{Cell: c, Stdout: []byte("done\n")}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		r := run
@@ -213,7 +213,7 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 	}
 	for _, c := range got {
 		if c.Bundle != "" {
-			if _, err := os.Stat(filepath.Join(c.Bundle, "outcome.json")); err != nil || !strings.HasPrefix(c.Bundle, out) {
+			if _, err := os.Stat(filepath.Join(c.Bundle, CellFile)); err != nil || !strings.HasPrefix(c.Bundle, out) {
 				t.Errorf("bundle %s not copied into the merge: %v", c.Bundle, err)
 			}
 		}

@@ -5,25 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"logjam/internal/artifact"
 	"logjam/telemetry"
 )
 
-// ReadMatrix reads a matrix WriteMatrix wrote.
+// ReadMatrix reads a matrix WriteMatrix wrote, as untrusted input
+// (internal/artifact).
 func ReadMatrix(path string) (Matrix, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var m Matrix
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := artifact.ReadJSON(path, MaxMatrixFile, &m); err != nil {
 		return nil, fmt.Errorf("%s is not a matrix: %v", path, err)
 	}
 	return m, nil
@@ -126,7 +122,8 @@ const (
 // ReadBundle reads a bundle WriteBundle left in dir, as untrusted input: dir
 // holds the bundle's files and nothing else, each a regular file (never a
 // symlink, a FIFO or a device) within its size limit; the records are
-// strict JSON (no unknown field, nothing after the value); replay.json, when
+// strict JSON (internal/artifact: no unknown field, no key twice or in another
+// case than its field, nothing after the value); replay.json, when
 // present, passes Replay.Validate. Nothing is run, created or touched.
 func ReadBundle(dir string) (*Bundle, error) {
 	st, err := os.Stat(dir)
@@ -136,6 +133,15 @@ func ReadBundle(dir string) (*Bundle, error) {
 	if !st.IsDir() {
 		return nil, errors.New("not a directory")
 	}
+	files, err := bundleFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	return parseBundle(files)
+}
+
+// bundleFiles reads every file of the bundle in dir (ReadBundle's rules).
+func bundleFiles(dir string) (map[string][]byte, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -152,7 +158,7 @@ func ReadBundle(dir string) (*Bundle, error) {
 		if !e.Type().IsRegular() {
 			return nil, fmt.Errorf("%s is not a regular file (%s)", e.Name(), e.Type())
 		}
-		b, err := readBundleFile(filepath.Join(dir, e.Name()), limit)
+		b, err := artifact.Read(filepath.Join(dir, e.Name()), limit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", e.Name(), err)
 		}
@@ -163,14 +169,19 @@ func ReadBundle(dir string) (*Bundle, error) {
 			return nil, fmt.Errorf("%s is missing", name)
 		}
 	}
+	return files, nil
+}
+
+// parseBundle checks and decodes the files bundleFiles read.
+func parseBundle(files map[string][]byte) (*Bundle, error) {
 	b := &Bundle{Stdout: files[StdoutFile], FD2: files[FD2File]}
-	if err := strictJSON(files[CellFile], &b.Cell); err != nil {
+	if err := artifact.Decode(files[CellFile], &b.Cell); err != nil {
 		return nil, fmt.Errorf("%s: %v", CellFile, err)
 	}
 	telemetry.Read(bytes.NewReader(files[TelemetryFile]), func(e telemetry.Event) { b.Events = append(b.Events, e) })
 	if raw, ok := files[ReplayRecordFile]; ok {
 		b.Replay = &Replay{}
-		if err := strictJSON(raw, b.Replay); err != nil {
+		if err := artifact.Decode(raw, b.Replay); err != nil {
 			return nil, fmt.Errorf("%s: %v", ReplayRecordFile, err)
 		}
 		if err := b.Replay.Validate(); err != nil {
@@ -178,45 +189,4 @@ func ReadBundle(dir string) (*Bundle, error) {
 		}
 	}
 	return b, nil
-}
-
-// readBundleFile reads a regular file of at most limit bytes without
-// following a symlink swapped in since the listing, or blocking on a FIFO.
-func readBundleFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%d bytes, more than a bundle file may hold (%d)", st.Size(), limit)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("more than a bundle file may hold (%d bytes)", limit)
-	}
-	return b, nil
-}
-
-// strictJSON decodes exactly one JSON value with no unknown field.
-func strictJSON(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("more after the JSON value")
-	}
-	return nil
 }

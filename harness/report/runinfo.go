@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"logjam/internal/artifact"
 )
 
 // Run is what a chaos run ran with: reports/run.json, beside matrix.json.
@@ -73,20 +75,31 @@ func WriteAll(dir string, run Run, cells []Cell) error {
 	return nil
 }
 
-// ReadDir reads the matrix and the run a chaos run left in dir.
+// The most a reports folder's files may hold: run.json (with its plan of
+// every spec) and matrix.json (every repeat of every cell with its
+// evidence: a strict nightly run is a few MB).
+const (
+	MaxRunFile    = 4 << 20
+	MaxMatrixFile = 256 << 20
+)
+
+// ReadDir reads the matrix and the run a chaos run left in dir, as
+// untrusted input (internal/artifact): each a regular file, never a symlink,
+// a FIFO or a device, within its size limit, strict JSON.
 func ReadDir(dir string) (Run, Matrix, error) {
 	var run Run
 	var cells Matrix
-	for name, v := range map[string]any{RunFile: &run, MatrixFile: &cells} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+	for _, f := range []struct {
+		name  string
+		limit int64
+		v     any
+	}{{RunFile, MaxRunFile, &run}, {MatrixFile, MaxMatrixFile, &cells}} {
+		err := artifact.ReadJSON(filepath.Join(dir, f.name), f.limit, f.v)
 		if errors.Is(err, os.ErrNotExist) {
-			return Run{}, nil, fmt.Errorf("%s has no %s: not a logjam reports directory", dir, name)
+			return Run{}, nil, fmt.Errorf("%s has no %s: not a logjam reports directory", dir, f.name)
 		}
 		if err != nil {
-			return Run{}, nil, err
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			return Run{}, nil, fmt.Errorf("%s: %v", filepath.Join(dir, name), err)
+			return Run{}, nil, fmt.Errorf("%s: %v", filepath.Join(dir, f.name), err)
 		}
 	}
 	return run, cells, nil

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"errors"
 	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -103,6 +105,7 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 	merged := shards[0].run
 	merged.Shards = nil
 	var cells []Cell
+	var copies [][2]string // shard folder, bundle: each checked before anything is written
 	for _, sd := range shards {
 		merged.Shards = append(merged.Shards, sd.run.Shards...)
 		merged.Seconds = max(merged.Seconds, sd.run.Seconds)
@@ -111,10 +114,11 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 		}
 		for _, c := range sd.cells {
 			if c.Bundle != "" {
-				b, err := copyBundle(sd.dir, c.Bundle, out)
+				b, err := copyBundle(sd.dir, c.Bundle, out, false)
 				if err != nil {
 					return Run{}, nil, err
 				}
+				copies = append(copies, [2]string{sd.dir, c.Bundle})
 				c.Bundle = b
 			}
 			cells = append(cells, c)
@@ -123,36 +127,63 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return Run{}, nil, err
 	}
+	for _, cp := range copies {
+		if _, err := copyBundle(cp[0], cp[1], out, true); err != nil {
+			return Run{}, nil, err
+		}
+	}
 	return merged, cells, WriteAll(out, merged, cells)
 }
 
 // copyBundle copies the bundle a shard recorded (by its name under the
 // shard's evidence directory: paths recorded on another runner mean
-// nothing here) into out/evidence and returns its new path.
-func copyBundle(dir, bundle, out string) (string, error) {
+// nothing here) into out/evidence and returns its new path. The bundle is
+// read as untrusted input (ReadBundle's rules: a folder of the bundle's
+// regular files, no symlink followed, each within its size, its records
+// strict and valid), and its files are written anew: nothing outside it
+// is read or copied.
+func copyBundle(dir, bundle, out string, write bool) (string, error) {
 	name := filepath.Base(bundle)
+	if !bundleName.MatchString(name) || name == "." || name == ".." {
+		return "", fmt.Errorf("%s: matrix.json names bundle %q, not a bundle's folder name", dir, clip(name))
+	}
 	src := filepath.Join(dir, EvidenceDir, name)
 	dst := filepath.Join(out, EvidenceDir, name)
-	if _, err := os.Stat(src); err != nil {
-		return bundle + " (not in " + dir + ")", nil
+	for _, p := range []string{filepath.Join(dir, EvidenceDir), src} {
+		st, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return bundle + " (not in " + dir + ")", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if !st.IsDir() {
+			return "", fmt.Errorf("%s is not a folder (%s): an evidence bundle is a folder of regular files", p, st.Mode().Type())
+		}
 	}
 	if filepath.Clean(src) == filepath.Clean(dst) {
 		return dst, nil
 	}
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	files, err := bundleFiles(src)
+	if err == nil {
+		_, err = parseBundle(files)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s is not an evidence bundle: %v", src, err)
+	}
+	if !write {
+		return dst, nil
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return "", err
+	}
+	for _, f := range slices.Sorted(maps.Keys(files)) {
+		if err := os.WriteFile(filepath.Join(dst, f), files[f], 0o644); err != nil {
+			return "", err
 		}
-		to := filepath.Join(dst, strings.TrimPrefix(p, src))
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		info, _ := d.Info()
-		return os.WriteFile(to, b, info.Mode().Perm())
-	})
-	return dst, err
+	}
+	return dst, nil
 }
+
+// bundleName is what BundleDir makes of a cell's name (and its .rN).
+var bundleName = regexp.MustCompile(`^[A-Za-z0-9._=-]{1,255}$`)
