@@ -120,6 +120,12 @@ var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
 	"lower":  strings.ToLower,
 	"anchor": func(s string) string { return "cell-" + unsafeID.ReplaceAllString(s, "_") },
 	"css":    func(s string) template.CSS { return template.CSS(s) },
+	"rerun": func(c Cell) string {
+		if cmd := RerunOf(c); cmd != "" || c.Rerun == "" {
+			return cmd
+		}
+		return "(the recorded command is not one logjam writes; not shown)"
+	},
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -173,7 +179,7 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 {{if .Unexpected}}<details><summary>evidence</summary>{{range .Runs}}{{if not .Cell.AsExpected}}
 <p>repeat {{.Repeat}}: {{.Cell.Outcome}}, {{.Cell.Ms}} ms{{if .Link}}; <a href="{{.Link}}">evidence bundle</a>{{end}}</p>
 {{with .Cell.Failure}}<p>failed check:</p><pre class="failure">{{.}}</pre>{{end}}<pre>{{.Reason}}</pre>{{end}}{{end}}
-<p>rerun:</p><pre class="cmd">{{.Row.Rerun}}</pre></details>{{end}}
+<p>rerun:</p><pre class="cmd">{{rerun .Row.Cell}}</pre></details>{{end}}
 </td>{{else}}<td class="none">-</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>

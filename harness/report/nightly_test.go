@@ -26,7 +26,7 @@ func nightlySample(dir string) (Run, []Cell) {
 		if pol == "" {
 			name = id + " harness check"
 		}
-		c := Cell{Cell: scenario.Cell{Scenario: id, Policy: pol}, ID: id, Name: name, Family: fam, Expected: exp, Observed: obs, Ms: 12, Repeat: rep, Rerun: "LOGJAM_PROFILE=nightly LOGJAM_SEED=42 go tool ginkgo --focus '" + id + "' ./suites/" + fam, Evidence: Evidence{Reason: "exited with status 0 <after> \"done\"", Ledger: ledger.Evidence{Lines: 5}}}
+		c := Cell{Cell: scenario.Cell{Scenario: id, Policy: pol}, ID: id, Name: name, Family: fam, Expected: exp, Observed: obs, Ms: 12, Repeat: rep, Rerun: Rerun(fam, name, "nightly", 42, ""), Evidence: Evidence{Reason: "exited with status 0 <after> \"done\"", Ledger: ledger.Evidence{Lines: 5}}}
 		if obs == verdict.Hang {
 			c.Evidence.Cycle = "thread A holds L and waits for the GIL (held by B) & more"
 		}
@@ -135,7 +135,7 @@ func TestJUnitIsValidWithATestcasePerCellAndRepeat(t *testing.T) {
 			}
 			if f := c.Failure; f != nil {
 				nf++
-				if f.Message == nil || f.Type == nil || !strings.Contains(f.Text, "rerun this cell: LOGJAM_PROFILE=nightly") ||
+				if f.Message == nil || f.Type == nil || !strings.Contains(f.Text, "rerun this cell: cd \"$(go list -m -f '{{.Dir}}')\" && LOGJAM_PROFILE=nightly LOGJAM_SEED=42 ./logjam ginkgo --focus '") ||
 					!strings.Contains(f.Text, "reason: ") || !strings.Contains(f.Text, "evidence bundle: ") {
 					t.Errorf("failure without its evidence: %+v", f)
 				}
@@ -159,7 +159,7 @@ func TestMarkdownNamesEveryUnexpectedCellWithItsRerun(t *testing.T) {
 		"5 cells, 3 as expected, 2 not, 1 flaky",
 		"| utf8 | 2 | 1 | 1 | 0 |",
 		"r1 OK, r2 HANG, r3 OK",
-		"` LOGJAM_PROFILE=nightly LOGJAM_SEED=42 go tool ginkgo --focus 'U1' ./suites/utf8 `",
+		"` " + Rerun("utf8", "U1 slug [policy=logjam platform=linux py=3.12]", "nightly", 42, "") + " `",
 		"**FLAKY** (expected OK)",
 	} {
 		if !strings.Contains(md, want) {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"logjam/harness/report"
+	"logjam/internal/textout"
 )
 
 const mergeUsage = "usage: logjam report [DIR] | logjam report merge [-out DIR] SHARD_DIR... | logjam report diff DIR_A DIR_B"
@@ -57,7 +58,7 @@ func reportMerge(args []string, w io.Writer) int {
 		}
 		d := report.Diff(a, b)
 		for _, l := range d {
-			fmt.Fprintln(w, l)
+			fmt.Fprintln(w, textout.CILine(l)) // a line of cell names from two folders someone else may have written
 		}
 		if len(d) > 0 {
 			fmt.Fprintf(w, "logjam: %s and %s differ in %d cell(s)\n", args[1], args[2], len(d))
