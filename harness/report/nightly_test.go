@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"logjam/harness/ledger"
+	"logjam/internal/shard"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -26,7 +27,7 @@ func nightlySample(dir string) (Run, []Cell) {
 		if pol == "" {
 			name = id + " harness check"
 		}
-		c := Cell{Cell: scenario.Cell{Scenario: id, Policy: pol}, ID: id, Name: name, Family: fam, Expected: exp, Observed: obs, Ms: 12, Repeat: rep, Rerun: Rerun(fam, name, "nightly", 42, ""), Evidence: Evidence{Reason: "exited with status 0 <after> \"done\"", Ledger: ledger.Evidence{Lines: 5}}}
+		c := Cell{Cell: scenario.Cell{Scenario: id, Policy: pol}, ID: id, Name: name, Spec: "A suite " + name, Family: fam, Expected: exp, Observed: obs, Ms: 12, Repeat: rep, Rerun: Rerun(fam, name, "nightly", 42, ""), Evidence: Evidence{Reason: "exited with status 0 <after> \"done\"", Ledger: ledger.Evidence{Lines: 5}}}
 		if obs == verdict.Hang {
 			c.Evidence.Cycle = "thread A holds L and waits for the GIL (held by B) & more"
 		}
@@ -48,6 +49,10 @@ func nightlySample(dir string) (Run, []Cell) {
 			mk("U1", "utf8", "pystderr", "BADESC", "BADESC", rep),
 			mk("H2", "harness", "", "NOMARKER", "NOMARKER", rep))
 	}
+	for _, c := range cells {
+		run.Plan = append(run.Plan, PlannedSpec{Family: c.Family, Spec: c.Spec})
+	}
+	run.Plan = Unique(run.Plan)
 	return run, cells
 }
 
@@ -173,11 +178,14 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 	run, cells := nightlySample(filepath.Join(base, "a"))
 	var a, b []Cell
 	for _, c := range cells {
-		if c.Family == "utf8" {
+		if (shard.Shard{K: 2, N: 2}).Has(c.Spec) {
 			b = append(b, c)
 		} else {
 			a = append(a, c)
 		}
+	}
+	if len(a) == 0 || len(b) == 0 {
+		t.Fatalf("the sample's split leaves a shard empty: %d and %d cells", len(a), len(b))
 	}
 	write := func(name, shard string, cs []Cell) string {
 		dir := filepath.Join(base, name)
@@ -208,8 +216,12 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 	if d := Diff(got, cells); d != nil {
 		t.Fatalf("merged matrix differs from the whole: %v", d)
 	}
-	if d := Diff(got, a); len(d) != 2 || !strings.HasPrefix(d[0], "only in the first: utf8") {
-		t.Fatalf("Diff misses the missing utf8 cells: %v", d)
+	rowsOfB := 0
+	for _, f := range Group(b) {
+		rowsOfB += len(f.Rows)
+	}
+	if d := Diff(got, a); len(d) != rowsOfB || !strings.HasPrefix(d[0], "only in the first: ") {
+		t.Fatalf("Diff misses shard 2/2's %d cells: %v", rowsOfB, d)
 	}
 	for _, c := range got {
 		if c.Bundle != "" {

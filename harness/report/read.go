@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"logjam/internal/artifact"
+	"logjam/internal/shard"
 	"logjam/telemetry"
 )
 
@@ -47,6 +48,7 @@ func FromGinkgo(path, family string) (Matrix, error) {
 			for _, e := range sr.ReportEntries {
 				var c Cell
 				if e.Name == EntryName && json.Unmarshal([]byte(e.Value.AsJSON), &c) == nil {
+					c.Spec = sr.FullText()
 					cells = append(cells, c)
 				}
 			}
@@ -62,7 +64,11 @@ func FromGinkgo(path, family string) (Matrix, error) {
 			}
 			msg := specFailure(sr)
 			if len(cells) == 0 {
-				m = append(m, SpecRow(family, specID(sr), specName(sr), msg))
+				row := SpecRow(family, specID(sr), specName(sr), msg)
+				if sr.LeafNodeType == types.NodeTypeIt {
+					row.Spec = sr.FullText()
+				}
+				m = append(m, row)
 				continue
 			}
 			// A cell whose verdict did not match is what failed its spec;
@@ -77,6 +83,50 @@ func FromGinkgo(path, family string) (Matrix, error) {
 	}
 	m.Sort()
 	return m, nil
+}
+
+// PlanOf reads a Ginkgo JSON report of one repeat of family: plan is every
+// spec (It) the run selected, those this shard ran and those it skipped as
+// another shard's (shard.SkipMessage); noCell the specs it ran that passed
+// without a cell (a random run), or skipped on its own (needs Linux).
+// Specs outside the focus are neither.
+func PlanOf(path, family string) (plan, noCell []PlannedSpec, err error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(raw, &reports); err != nil {
+		return nil, nil, fmt.Errorf("%s is not a Ginkgo JSON report: %v", path, err)
+	}
+	for _, r := range reports {
+		for _, sr := range r.SpecReports {
+			if sr.LeafNodeType != types.NodeTypeIt || sr.State == types.SpecStatePending {
+				continue
+			}
+			msg := sr.Failure.Message
+			if sr.State == types.SpecStateSkipped && msg == "" {
+				continue // outside the focus
+			}
+			ps := PlannedSpec{Family: family, Spec: sr.FullText()}
+			plan = append(plan, ps)
+			switch {
+			case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, shard.SkipMessage):
+			case sr.State == types.SpecStateSkipped, sr.State == types.SpecStatePassed && !hasCell(sr):
+				noCell = append(noCell, ps)
+			}
+		}
+	}
+	return plan, noCell, nil
+}
+
+func hasCell(sr types.SpecReport) bool {
+	for _, e := range sr.ReportEntries {
+		if e.Name == EntryName {
+			return true
+		}
+	}
+	return false
 }
 
 // specFailure is a failed spec's message and where it failed.

@@ -1,11 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"logjam/internal/artifact"
@@ -33,6 +36,28 @@ type Run struct {
 	// spec outside a cell came out as expected.
 	Tally Tally `json:"tally"`
 	Green bool  `json:"green"`
+	// Plan is every spec of the run under its focus, in every shard (a
+	// shard's Ginkgo report names those it left to the others), and NoCell
+	// the specs of this shard that ran and left no row (a random run that
+	// passed): merge checks each shard's rows against the split of the
+	// plan (Merge).
+	Plan   []PlannedSpec `json:"plan,omitempty"`
+	NoCell []PlannedSpec `json:"no_cell,omitempty"`
+}
+
+// PlannedSpec is one spec of a run: its family and full text.
+type PlannedSpec struct {
+	Family string `json:"family"`
+	Spec   string `json:"spec"`
+}
+
+// Unique is specs sorted, each once.
+func Unique(specs []PlannedSpec) []PlannedSpec {
+	specs = slices.Clone(specs)
+	slices.SortFunc(specs, func(a, b PlannedSpec) int {
+		return cmp.Or(strings.Compare(a.Family, b.Family), strings.Compare(a.Spec, b.Spec))
+	})
+	return slices.Compact(specs)
 }
 
 // The files a run leaves in its reports directory.

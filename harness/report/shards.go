@@ -17,9 +17,15 @@ import (
 // -shard K/N` run wrote) into out: one matrix, run, JUnit, HTML and
 // markdown, with every evidence bundle copied under out/evidence. It
 // refuses, before writing anything, what it cannot vouch for: a directory
-// given twice, shards of different runs (run id, profile, seed, repeat),
-// a shard missing or given twice (K/N for every K of N exactly once; an
-// unsharded run alone), a cell in two shards or twice in one.
+// given twice, shards of different runs (run id, profile, seed, repeat,
+// focus), a shard missing or given twice (K/N for every K of N exactly
+// once, N at most shard.Max; an unsharded run alone), a cell in two shards
+// or twice in one, a cell the split gives another shard or that is of no
+// spec of the run's plan (checkShard), a file or bundle that is not what
+// it should be (internal/artifact's rules, ReadBundle's). Each shard's
+// files are read as untrusted input. A shard that holds no row for some
+// spec the split gives it (an emptied matrix.json) is merged with a row
+// that says how many (MergeFamily): the merged run is not green.
 func Merge(out string, dirs []string) (Run, []Cell, error) {
 	if len(dirs) == 0 {
 		return Run{}, nil, fmt.Errorf("nothing to merge: name the shards' reports directories")
@@ -67,7 +73,9 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 				return Run{}, nil, fmt.Errorf("%s is of run %q, but %s is of run %q: not shards of one run", dir, run.ID, f.dir, f.run.ID)
 			case run.Profile != f.run.Profile || run.Seed != f.run.Seed || run.Repeat != f.run.Repeat:
 				return Run{}, nil, fmt.Errorf("%s ran profile %s seed %d x%d, but %s ran profile %s seed %d x%d: not shards of one run",
-					dir, run.Profile, run.Seed, run.Repeat, f.dir, f.run.Profile, f.run.Seed, f.run.Repeat)
+					dir, clip(run.Profile), run.Seed, run.Repeat, f.dir, clip(f.run.Profile), f.run.Seed, f.run.Repeat)
+			case run.Focus != f.run.Focus:
+				return Run{}, nil, fmt.Errorf("%s ran focus %q, but %s ran focus %q: not shards of one run", dir, clip(run.Focus), f.dir, clip(f.run.Focus))
 			case sh.N != n:
 				return Run{}, nil, fmt.Errorf("%s is shard %s, but %s is shard %s: not shards of one split", dir, run.Shards[0], f.dir, f.run.Shards[0])
 			}
@@ -102,12 +110,38 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 	}
 	slices.SortFunc(shards, func(a, b shardDir) int { return a.shard.K - b.shard.K })
 
+	// What each shard holds, against the split of the run's plan: every
+	// shard's report names every spec of the run (those it left to the
+	// others too), so the union is the plan even when one shard's is
+	// emptied.
+	plan := map[PlannedSpec]bool{}
+	for _, sd := range shards {
+		for _, ps := range sd.run.Plan {
+			plan[ps] = true
+		}
+	}
+	if len(plan) == 0 {
+		return Run{}, nil, fmt.Errorf("no shard's %s names the specs of its run (its plan): there is nothing to check the shards' cells against (written by an older logjam? run the shards again)", RunFile)
+	}
+	var missingRows []Cell
+	for _, sd := range shards {
+		row, err := checkShard(sd.dir, sd.run, sd.cells, sd.shard, plan)
+		if err != nil {
+			return Run{}, nil, err
+		}
+		if row != nil {
+			missingRows = append(missingRows, *row)
+		}
+	}
+
 	merged := shards[0].run
-	merged.Shards = nil
+	merged.Shards, merged.Plan, merged.NoCell = nil, nil, nil
 	var cells []Cell
 	var copies [][2]string // shard folder, bundle: each checked before anything is written
 	for _, sd := range shards {
 		merged.Shards = append(merged.Shards, sd.run.Shards...)
+		merged.Plan = append(merged.Plan, sd.run.Plan...)
+		merged.NoCell = append(merged.NoCell, sd.run.NoCell...)
 		merged.Seconds = max(merged.Seconds, sd.run.Seconds)
 		if sd.run.Started.Before(merged.Started) {
 			merged.Started = sd.run.Started
@@ -124,6 +158,8 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 			cells = append(cells, c)
 		}
 	}
+	merged.Plan, merged.NoCell = Unique(merged.Plan), Unique(merged.NoCell)
+	cells = append(cells, missingRows...)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return Run{}, nil, err
 	}
@@ -133,6 +169,78 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 		}
 	}
 	return merged, cells, WriteAll(out, merged, cells)
+}
+
+// MergeFamily is the family of the rows merge adds: one per shard that
+// holds no row for some spec the split gives it (ID MissingID).
+const (
+	MergeFamily = "merge"
+	MissingID   = "missing"
+)
+
+// checkShard checks one shard's rows against the split of the plan: each
+// row of a spec is of a spec of the plan, names it (the spec's full text
+// ends with the cell's name), and belongs to this shard (shard.Has), and
+// so does each spec it says passed without a row; a row of no spec is
+// only a failure's (a build, a suite). Anything else is refused. Each
+// spec of the plan the split gives the shard must have a row or be among
+// those that passed without one: when some have neither, the shard's
+// missing row says how many, and it is not as expected.
+func checkShard(dir string, run Run, cells Matrix, sh shard.Shard, plan map[PlannedSpec]bool) (*Cell, error) {
+	owner := func(spec string) string {
+		for k := 1; k <= sh.N; k++ {
+			if (shard.Shard{K: k, N: sh.N}).Has(spec) {
+				return shard.Shard{K: k, N: sh.N}.String()
+			}
+		}
+		return "none"
+	}
+	accounted := map[PlannedSpec]bool{}
+	for _, c := range cells {
+		if c.Spec == "" {
+			if c.Observed == SpecFail {
+				continue // a build's, a suite's or a setup's failure: red on its own
+			}
+			return nil, fmt.Errorf("%s: cell %q (%s) names no spec, so it cannot be checked against the split (written by an older logjam? run the shard again)", dir, clip(c.Name), clip(c.Family))
+		}
+		ps := PlannedSpec{Family: c.Family, Spec: c.Spec}
+		switch {
+		case !plan[ps]:
+			return nil, fmt.Errorf("%s: cell %q (%s) is of no spec of the run's plan", dir, clip(c.Name), clip(c.Family))
+		case c.Spec != c.Name && !strings.HasSuffix(c.Spec, " "+c.Name):
+			return nil, fmt.Errorf("%s: cell %q says it is of spec %q, which names another cell", dir, clip(c.Name), clip(c.Spec))
+		case !sh.Has(c.Spec):
+			return nil, fmt.Errorf("%s is shard %s, but holds cell %q (%s), which the split gives to shard %s", dir, sh, clip(c.Name), clip(c.Family), owner(c.Spec))
+		}
+		accounted[ps] = true
+	}
+	for _, ps := range run.NoCell {
+		switch {
+		case !plan[ps]:
+			return nil, fmt.Errorf("%s: %s says spec %q (%s) passed without a row, but it is no spec of the run's plan", dir, RunFile, clip(ps.Spec), clip(ps.Family))
+		case !sh.Has(ps.Spec):
+			return nil, fmt.Errorf("%s is shard %s, but %s says spec %q (%s) of shard %s passed there", dir, sh, RunFile, clip(ps.Spec), clip(ps.Family), owner(ps.Spec))
+		}
+		accounted[ps] = true
+	}
+	var missing []PlannedSpec
+	own := 0
+	for ps := range plan {
+		if sh.Has(ps.Spec) {
+			own++
+			if !accounted[ps] {
+				missing = append(missing, ps)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	missing = Unique(missing)
+	name := fmt.Sprintf("shard %s (%s)", sh, dir)
+	row := SpecRow(MergeFamily, MissingID, name, fmt.Sprintf("%s holds no row for %d of the %d specs (cells and random runs) the split gives it, so %d are missing (the first: %s: %s): the merged run is not green",
+		name, len(missing), own, len(missing), missing[0].Family, clip(missing[0].Spec)))
+	return &row, nil
 }
 
 // copyBundle copies the bundle a shard recorded (by its name under the

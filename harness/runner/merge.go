@@ -81,7 +81,12 @@ func reportMerge(args []string, w io.Writer) int {
 		return fail("report merge: %v", err)
 	}
 	fmt.Fprintf(w, "logjam: merged %d shard(s) (%v) into %s\n", fs.NArg(), run.Shards, *out)
-	if printRows(report.Group(cells), w) > 0 {
+	for _, c := range cells {
+		if c.Family == report.MergeFamily && c.ID == report.MissingID {
+			fmt.Fprintf(w, "logjam: report merge: %s\n", textout.Terminal(c.Failure))
+		}
+	}
+	if printRows(report.Group(cells), w) > 0 || !run.Green {
 		return 1
 	}
 	return 0
