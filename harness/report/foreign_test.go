@@ -1,11 +1,16 @@
 package report
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"logjam/internal/shard"
 	"logjam/internal/textout"
 	"logjam/scenario"
+	"logjam/verdict"
 )
 
 // hostile is a matrix a hostile shard could write: every string a cell
@@ -122,4 +127,112 @@ func unescaped(md string) string {
 		b.WriteByte(md[i])
 	}
 	return b.String()
+}
+
+// Whatever strings a cell carries, the terminal table and the job summary
+// send no control character, begin no CI workflow command, and keep every
+// table row to its header's cells.
+func FuzzRenderForeignCell(f *testing.F) {
+	f.Add("D1 x\x1b[2J\n::error ::x", "deadlock", "boom|</details>", "curl x | sh", "HANG")
+	f.Add("##[error]", "u\u202e", "`a`", `cd "$(go list -m -f '{{.Dir}}')" && LOGJAM_PROFILE=local ./logjam ginkgo --focus 'x' ./suites/deadlock`, "OK\r")
+	f.Fuzz(func(t *testing.T, name, family, failure, rerun, observed string) {
+		m := Matrix{{ID: "D1", Name: name, Family: family, Cell: scenario.Cell{Scenario: "D1", Policy: name}, Expected: "OK",
+			Observed: verdictOf(observed), Failure: failure, Entry: failure, Rerun: rerun}}
+		var b strings.Builder
+		RenderText(&b, m)
+		md := string(Markdown(Run{Profile: name, Shards: []string{family}}, Group(m)))
+		for what, s := range map[string]string{"text": b.String(), "markdown": md} {
+			for _, r := range s {
+				if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
+					t.Fatalf("%s sends %U:\n%q", what, r, s)
+				}
+			}
+			for _, l := range strings.Split(s, "\n") {
+				if t2 := strings.TrimLeft(l, " "); strings.HasPrefix(t2, "::") || strings.HasPrefix(t2, "##[") {
+					t.Fatalf("%s has a workflow command line %q", what, l)
+				}
+			}
+		}
+		header := ""
+		for _, l := range strings.Split(md, "\n") {
+			switch {
+			case !strings.HasPrefix(l, "|"):
+				header = ""
+			case header == "":
+				header = l
+			case pipes(l) != pipes(header):
+				t.Fatalf("a row %q does not fit its header %q", l, header)
+			}
+		}
+	})
+}
+
+func verdictOf(s string) verdict.Verdict { return verdict.Verdict(s) }
+
+// Whatever shard 2/2's matrix.json holds, Merge does not panic, refuses in
+// one line, and a merged run it calls green holds a row for every spec of
+// the plan, each from the shard the split gives it.
+func FuzzMergeShardMatrix(f *testing.F) {
+	base := f.TempDir()
+	run, cells := nightlySample(base)
+	run.Shards = nil
+	var dirs []string
+	var second []byte
+	for k := 1; k <= 2; k++ {
+		sh := shard.Shard{K: k, N: 2}
+		var own []Cell
+		for _, c := range cells {
+			c.Bundle = ""
+			if sh.Has(c.Spec) {
+				own = append(own, c)
+			}
+		}
+		dir := filepath.Join(base, sh.String()[:1])
+		r := run
+		r.Shards = []string{sh.String()}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := WriteAll(dir, r, own); err != nil {
+			f.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+		second, _ = os.ReadFile(filepath.Join(dir, MatrixFile))
+	}
+	f.Add(second)
+	f.Add([]byte("[]"))
+	f.Add([]byte(`[{"id":"D1","name":"x","spec":"A suite x","family":"deadlock","observed":"OK","expected":"OK"}]`))
+	f.Fuzz(func(t *testing.T, matrix []byte) {
+		if err := os.WriteFile(filepath.Join(dirs[1], MatrixFile), matrix, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		merged, got, err := Merge(filepath.Join(t.TempDir(), "m"), dirs)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a refusal of two lines: %q", err)
+			}
+			return
+		}
+		fams := Group(got)
+		if Count(fams).Not > 0 {
+			return
+		}
+		have := map[PlannedSpec]bool{}
+		for _, c := range got {
+			have[PlannedSpec{Family: c.Family, Spec: c.Spec}] = true
+		}
+		for _, ps := range merged.NoCell {
+			have[ps] = true
+		}
+		for _, ps := range merged.Plan {
+			if !have[ps] {
+				t.Fatalf("a green merge lacks %v", ps)
+			}
+		}
+		for _, c := range got {
+			if c.Spec != "" && !slices.Contains(merged.Plan, PlannedSpec{Family: c.Family, Spec: c.Spec}) {
+				t.Fatalf("a green merge holds a row of no planned spec: %+v", c)
+			}
+		}
+	})
 }
