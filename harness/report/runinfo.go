@@ -91,7 +91,7 @@ func WriteAll(dir string, run Run, cells []Cell) error {
 	for _, f := range files {
 		b, err := f.data()
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, f.name), b, 0o644)
+			err = writeFile(filepath.Join(dir, f.name), b)
 		}
 		if err != nil {
 			return fmt.Errorf("writing %s: %v", f.name, err)

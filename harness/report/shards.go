@@ -286,7 +286,7 @@ func copyBundle(dir, bundle, out string, write bool) (string, error) {
 		return "", err
 	}
 	for _, f := range slices.Sorted(maps.Keys(files)) {
-		if err := os.WriteFile(filepath.Join(dst, f), files[f], 0o644); err != nil {
+		if err := writeFile(filepath.Join(dst, f), files[f]); err != nil {
 			return "", err
 		}
 	}

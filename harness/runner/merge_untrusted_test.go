@@ -321,3 +321,37 @@ func TestMergePrintsForeignCellNamesHarmlessly(t *testing.T) {
 		t.Errorf("merge does not show what it neutralised:\n%s", stdout)
 	}
 }
+
+// TestReportWritesNoFileThroughASymlink: logjam report DIR re-renders into
+// DIR, a folder someone else may have made; its junit.xml, matrix.html and
+// matrix.md symlinked to a file of the user's are replaced, and the file
+// they pointed at is untouched.
+func TestReportWritesNoFileThroughASymlink(t *testing.T) {
+	base := t.TempDir()
+	dirs, _ := shardFixture(t, base, nil)
+	target := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(target, []byte("untouched\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{report.JUnitFile, report.HTMLFile, report.MarkdownFile} {
+		p := filepath.Join(dirs[0], f)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runMerge(t, "report", dirs[0])
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "untouched\n" {
+		t.Errorf("report wrote through a symlink into the file it points at: %q", b)
+	}
+	for _, f := range []string{report.JUnitFile, report.HTMLFile, report.MarkdownFile} {
+		if st, err := os.Lstat(filepath.Join(dirs[0], f)); err != nil || !st.Mode().IsRegular() {
+			t.Errorf("%s is not a regular file after report: %v", f, err)
+		}
+	}
+}
