@@ -236,3 +236,21 @@ func FuzzMergeShardMatrix(f *testing.F) {
 		}
 	})
 }
+
+// A bundle path a matrix records never becomes a link to another host.
+func TestBundleLinkStaysLocal(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ bundle, want string }{
+		{filepath.Join(dir, EvidenceDir, "D1-x"), "evidence/D1-x/"},
+		{"/tmp/elsewhere/D1-x", "file:///tmp/elsewhere/D1-x/"},
+		{"//evil.example/x", "file:///evil.example/x/"},
+		{"https://evil.example/x", ""},
+		{"javascript:alert(1)", ""},
+		{"evil.example/x", ""},
+		{filepath.Join(dir, "..", "x"), "file://" + filepath.Clean(filepath.Join(dir, "..", "x")) + "/"},
+	} {
+		if got := bundleLink(dir, c.bundle); got != c.want {
+			t.Errorf("bundleLink(%q) = %q, want %q", c.bundle, got, c.want)
+		}
+	}
+}

@@ -93,17 +93,25 @@ type runView struct {
 }
 
 // bundleLink is the bundle's path relative to the page, when it lies
-// beneath it (reports/evidence/...); otherwise its path as recorded.
+// beneath it (reports/evidence/...); otherwise a file:// link to its
+// absolute path, or "" (a recorded bundle is someone else's text: it never
+// becomes a link to another host).
 func bundleLink(dir, bundle string) string {
 	if bundle == "" {
 		return ""
 	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		if rel, err := filepath.Rel(abs, bundle); err == nil && !strings.HasPrefix(rel, "..") {
+	if abs, err := filepath.Abs(dir); err == nil && filepath.IsAbs(bundle) {
+		if rel, err := filepath.Rel(abs, bundle); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			return filepath.ToSlash(rel) + "/"
 		}
 	}
-	return bundle
+	// Outside the reports folder: a local path, cleaned ("//host/x", a
+	// protocol-relative URL to another host, becomes "/host/x"), or none
+	// ("https://host/", "evil.example/x": a matrix names folders, not URLs).
+	if filepath.IsAbs(bundle) {
+		return "file://" + filepath.ToSlash(filepath.Clean(bundle)) + "/"
+	}
+	return ""
 }
 
 var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
