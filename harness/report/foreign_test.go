@@ -222,7 +222,7 @@ func FuzzMergeShardMatrix(f *testing.F) {
 			have[PlannedSpec{Family: c.Family, Spec: c.Spec}] = true
 		}
 		for _, ps := range merged.NoCell {
-			have[ps] = true
+			have[PlannedSpec{Family: ps.Family, Spec: ps.Spec}] = true
 		}
 		for _, ps := range merged.Plan {
 			if !have[ps] {

@@ -40,7 +40,7 @@ func TestPlanOfNamesEverySpecOfTheSplit(t *testing.T) {
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	plan, noCell, err := PlanOf(path, "deadlock")
+	plan, noCell, err := PlanOf(path, "deadlock", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,5 +59,10 @@ func TestPlanOfNamesEverySpecOfTheSplit(t *testing.T) {
 	}
 	if got, want := specs(noCell), []string{"A suite R seed=1 passed", "A suite D5 needs linux"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("no cell %q, want %q", got, want)
+	}
+	for _, ps := range noCell {
+		if ps.Repeat != 2 {
+			t.Errorf("no cell %v does not name its repeat, 2", ps)
+		}
 	}
 }

@@ -89,8 +89,8 @@ func FromGinkgo(path, family string) (Matrix, error) {
 // spec (It) the run selected, those this shard ran and those it skipped as
 // another shard's (shard.SkipMessage); noCell the specs it ran that passed
 // without a cell (a random run), or skipped on its own (needs Linux).
-// Specs outside the focus are neither.
-func PlanOf(path, family string) (plan, noCell []PlannedSpec, err error) {
+// Specs outside the focus are neither. A noCell entry names repeat.
+func PlanOf(path, family string, repeat int) (plan, noCell []PlannedSpec, err error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -113,7 +113,7 @@ func PlanOf(path, family string) (plan, noCell []PlannedSpec, err error) {
 			switch {
 			case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, shard.SkipMessage):
 			case sr.State == types.SpecStateSkipped, sr.State == types.SpecStatePassed && !hasCell(sr):
-				noCell = append(noCell, ps)
+				noCell = append(noCell, PlannedSpec{Family: family, Spec: ps.Spec, Repeat: repeat})
 			}
 		}
 	}

@@ -40,22 +40,24 @@ type Run struct {
 	// shard's Ginkgo report names those it left to the others), and NoCell
 	// the specs of this shard that ran and left no row (a random run that
 	// passed): merge checks each shard's rows against the split of the
-	// plan (Merge).
+	// plan (Merge). A no_cell entry names its repeat.
 	Plan   []PlannedSpec `json:"plan,omitempty"`
 	NoCell []PlannedSpec `json:"no_cell,omitempty"`
 }
 
-// PlannedSpec is one spec of a run: its family and full text.
+// PlannedSpec is one spec of a run: its family and full text, and (in
+// no_cell) the repeat that ran it.
 type PlannedSpec struct {
 	Family string `json:"family"`
 	Spec   string `json:"spec"`
+	Repeat int    `json:"repeat,omitempty"`
 }
 
 // Unique is specs sorted, each once.
 func Unique(specs []PlannedSpec) []PlannedSpec {
 	specs = slices.Clone(specs)
 	slices.SortFunc(specs, func(a, b PlannedSpec) int {
-		return cmp.Or(strings.Compare(a.Family, b.Family), strings.Compare(a.Spec, b.Spec))
+		return cmp.Or(strings.Compare(a.Family, b.Family), strings.Compare(a.Spec, b.Spec), cmp.Compare(a.Repeat, b.Repeat))
 	})
 	return slices.Compact(specs)
 }

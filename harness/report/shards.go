@@ -117,7 +117,7 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 	plan := map[PlannedSpec]bool{}
 	for _, sd := range shards {
 		for _, ps := range sd.run.Plan {
-			plan[ps] = true
+			plan[PlannedSpec{Family: ps.Family, Spec: ps.Spec}] = true
 		}
 	}
 	if len(plan) == 0 {
@@ -182,10 +182,12 @@ const (
 // row of a spec is of a spec of the plan, names it (the spec's full text
 // ends with the cell's name), and belongs to this shard (shard.Has), and
 // so does each spec it says passed without a row; a row of no spec is
-// only a failure's (a build, a suite). Anything else is refused. Each
-// spec of the plan the split gives the shard must have a row or be among
-// those that passed without one: when some have neither, the shard's
-// missing row says how many, and it is not as expected.
+// only a failure's (a build, a suite); a row's repeat is one of the run's.
+// Anything else is refused. Each spec of the plan the split gives the
+// shard must have, in every repeat of the run, a row or be among those
+// that passed without one (a NOTRUN row, of no repeat, stands for all):
+// when some have neither, the shard's missing row says how many, and it
+// is not as expected.
 func checkShard(dir string, run Run, cells Matrix, sh shard.Shard, plan map[PlannedSpec]bool) (*Cell, error) {
 	owner := func(spec string) string {
 		for k := 1; k <= sh.N; k++ {
@@ -195,7 +197,8 @@ func checkShard(dir string, run Run, cells Matrix, sh shard.Shard, plan map[Plan
 		}
 		return "none"
 	}
-	accounted := map[PlannedSpec]bool{}
+	repeats := max(run.Repeat, 1)
+	accounted := map[PlannedSpec]bool{} // by repeat; repeat 0: every repeat
 	for _, c := range cells {
 		if c.Spec == "" {
 			if c.Observed == SpecFail {
@@ -205,6 +208,8 @@ func checkShard(dir string, run Run, cells Matrix, sh shard.Shard, plan map[Plan
 		}
 		ps := PlannedSpec{Family: c.Family, Spec: c.Spec}
 		switch {
+		case c.Repeat < 0 || c.Repeat > repeats:
+			return nil, fmt.Errorf("%s: cell %q is of repeat %d, but the run has %d", dir, clip(c.Name), c.Repeat, repeats)
 		case !plan[ps]:
 			return nil, fmt.Errorf("%s: cell %q (%s) is of no spec of the run's plan", dir, clip(c.Name), clip(c.Family))
 		case c.Spec != c.Name && !strings.HasSuffix(c.Spec, " "+c.Name):
@@ -212,24 +217,30 @@ func checkShard(dir string, run Run, cells Matrix, sh shard.Shard, plan map[Plan
 		case !sh.Has(c.Spec):
 			return nil, fmt.Errorf("%s is shard %s, but holds cell %q (%s), which the split gives to shard %s", dir, sh, clip(c.Name), clip(c.Family), owner(c.Spec))
 		}
+		ps.Repeat = c.Repeat
 		accounted[ps] = true
 	}
 	for _, ps := range run.NoCell {
 		switch {
-		case !plan[ps]:
+		case ps.Repeat < 1 || ps.Repeat > repeats:
+			return nil, fmt.Errorf("%s: %s says spec %q passed without a row in repeat %d, but the run has %d", dir, RunFile, clip(ps.Spec), ps.Repeat, repeats)
+		case !plan[PlannedSpec{Family: ps.Family, Spec: ps.Spec}]:
 			return nil, fmt.Errorf("%s: %s says spec %q (%s) passed without a row, but it is no spec of the run's plan", dir, RunFile, clip(ps.Spec), clip(ps.Family))
 		case !sh.Has(ps.Spec):
 			return nil, fmt.Errorf("%s is shard %s, but %s says spec %q (%s) of shard %s passed there", dir, sh, RunFile, clip(ps.Spec), clip(ps.Family), owner(ps.Spec))
 		}
 		accounted[ps] = true
 	}
-	var missing []PlannedSpec
+	var missing []PlannedSpec // a spec once per repeat it lacks
 	own := 0
 	for ps := range plan {
-		if sh.Has(ps.Spec) {
-			own++
-			if !accounted[ps] {
-				missing = append(missing, ps)
+		if !sh.Has(ps.Spec) {
+			continue
+		}
+		own++
+		for r := 1; r <= repeats; r++ {
+			if !accounted[ps] && !accounted[PlannedSpec{Family: ps.Family, Spec: ps.Spec, Repeat: r}] {
+				missing = append(missing, PlannedSpec{Family: ps.Family, Spec: ps.Spec, Repeat: r})
 			}
 		}
 	}
@@ -238,8 +249,12 @@ func checkShard(dir string, run Run, cells Matrix, sh shard.Shard, plan map[Plan
 	}
 	missing = Unique(missing)
 	name := fmt.Sprintf("shard %s (%s)", sh, dir)
-	row := SpecRow(MergeFamily, MissingID, name, fmt.Sprintf("%s holds no row for %d of the %d specs (cells and random runs) the split gives it, so %d are missing (the first: %s: %s): the merged run is not green",
-		name, len(missing), own, len(missing), missing[0].Family, clip(missing[0].Spec)))
+	what := fmt.Sprintf("%d of the %d specs (cells and random runs) the split gives it, so %d are missing", len(missing), own, len(missing))
+	if repeats > 1 {
+		what = fmt.Sprintf("%d of the %d runs of specs (%d specs, cells and random runs, x %d repeats) the split gives it, so %d are missing", len(missing), own*repeats, own, repeats, len(missing))
+	}
+	row := SpecRow(MergeFamily, MissingID, name, fmt.Sprintf("%s holds no row for %s (the first: %s: %s, repeat %d): the merged run is not green",
+		name, what, missing[0].Family, clip(missing[0].Spec), missing[0].Repeat))
 	return &row, nil
 }
 

@@ -387,7 +387,7 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *sto
 			st.done(cmd)
 		}
 		fr.cells = append(fr.cells, repeatOutcome(fam, r, filepath.Join(o.out, "ginkgo", js), logPath, runErr, st.Signal() != nil)...)
-		if plan, noCell, err := report.PlanOf(filepath.Join(o.out, "ginkgo", js), fam); err == nil {
+		if plan, noCell, err := report.PlanOf(filepath.Join(o.out, "ginkgo", js), fam, r); err == nil {
 			fr.plan = append(fr.plan, plan...)
 			if st.Signal() == nil { // an interrupted repeat's skipped specs never ran
 				fr.noCell = append(fr.noCell, noCell...)

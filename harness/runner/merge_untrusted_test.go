@@ -355,3 +355,53 @@ func TestReportWritesNoFileThroughASymlink(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeOfAShardMissingARepeatIsNotGreen: in a run of two repeats, a
+// shard that dropped its second repeat's rows (leaving, say, a FLAKY
+// cell's good repeat alone) merges into a run that is not green; a repeat
+// the run does not have is refused.
+func TestMergeOfAShardMissingARepeatIsNotGreen(t *testing.T) {
+	base := t.TempDir()
+	dirs, _ := shardFixture(t, base, nil)
+	for _, d := range dirs {
+		editJSON(t, filepath.Join(d, report.RunFile), func(v any) any { v.(map[string]any)["repeat"] = 2; return v })
+		editJSON(t, filepath.Join(d, report.MatrixFile), func(v any) any {
+			var both []any
+			for r := 1; r <= 2; r++ {
+				for _, c := range v.([]any) {
+					m := map[string]any{}
+					for k, x := range c.(map[string]any) {
+						m[k] = x
+					}
+					m["repeat"] = r
+					both = append(both, m)
+				}
+			}
+			return both
+		})
+	}
+	if code, stdout, stderr := runMerge(t, "report", "merge", "-out", filepath.Join(base, "whole"), dirs[0], dirs[1]); code != 0 || stderr != "" {
+		t.Fatalf("both repeats: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	var own int
+	editJSON(t, filepath.Join(dirs[1], report.MatrixFile), func(v any) any {
+		var first []any
+		for _, c := range v.([]any) {
+			if c.(map[string]any)["repeat"] == float64(1) {
+				first = append(first, c)
+			}
+		}
+		own = len(first)
+		return first
+	})
+	code, stdout, stderr := runMerge(t, "report", "merge", "-out", filepath.Join(base, "m"), dirs[0], dirs[1])
+	want := fmt.Sprintf("holds no row for %d of the %d runs of specs (%d specs, cells and random runs, x 2 repeats) the split gives it, so %d are missing", own, 2*own, own, own)
+	if code != 1 || stderr != "" || !strings.Contains(stdout, want) {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s\nwant exit 1 and %q", code, stderr, stdout, want)
+	}
+	editJSON(t, filepath.Join(dirs[1], report.MatrixFile), func(v any) any { v.([]any)[0].(map[string]any)["repeat"] = 3; return v })
+	code, stdout, stderr = runMerge(t, "report", "merge", "-out", filepath.Join(base, "m3"), dirs[0], dirs[1])
+	if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "is of repeat 3, but the run has 2") {
+		t.Fatalf("a third repeat: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
