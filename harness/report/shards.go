@@ -58,7 +58,7 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 			return Run{}, nil, err
 		}
 		if len(run.Shards) != 1 {
-			return Run{}, nil, fmt.Errorf("%s holds shards %v: merge the shards' own directories, one run each", dir, run.Shards)
+			return Run{}, nil, fmt.Errorf("%s holds %d shards: merge the shards' own directories, one run each", dir, len(run.Shards))
 		}
 		sh := shard.Shard{K: 1, N: 1}
 		if run.Shards[0] != "all" {
@@ -70,7 +70,7 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 			f := shards[0]
 			switch {
 			case run.ID != f.run.ID:
-				return Run{}, nil, fmt.Errorf("%s is of run %q, but %s is of run %q: not shards of one run", dir, run.ID, f.dir, f.run.ID)
+				return Run{}, nil, fmt.Errorf("%s is of run %q, but %s is of run %q: not shards of one run", dir, clip(run.ID), f.dir, clip(f.run.ID))
 			case run.Profile != f.run.Profile || run.Seed != f.run.Seed || run.Repeat != f.run.Repeat:
 				return Run{}, nil, fmt.Errorf("%s ran profile %s seed %d x%d, but %s ran profile %s seed %d x%d: not shards of one run",
 					dir, clip(run.Profile), run.Seed, run.Repeat, f.dir, clip(f.run.Profile), f.run.Seed, f.run.Repeat)
@@ -91,9 +91,9 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 			key := fmt.Sprintf("%s\x00%s\x00%d", c.Family, c.Name, c.Repeat)
 			if o, ok := owner[key]; ok {
 				if o == dir {
-					return Run{}, nil, fmt.Errorf("%s holds cell %q (repeat %d) twice", dir, c.Name, c.Repeat)
+					return Run{}, nil, fmt.Errorf("%s holds cell %q (repeat %d) twice", dir, clip(c.Name), c.Repeat)
 				}
-				return Run{}, nil, fmt.Errorf("cell %q is in both %s and %s: shards must not overlap", c.Name, o, dir)
+				return Run{}, nil, fmt.Errorf("cell %q is in both %s and %s: shards must not overlap", clip(c.Name), o, dir)
 			}
 			owner[key] = dir
 		}
