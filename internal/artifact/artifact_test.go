@@ -1,8 +1,10 @@
 package artifact
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,4 +140,28 @@ func TestReadRefusesAnythingButASmallRegularFile(t *testing.T) {
 	if err := ReadJSON(ok, int64(len(good)), &r); err != nil || r.ID != "a" {
 		t.Fatalf("a file of exactly the cap: %v", err)
 	}
+}
+
+// Whatever Decode accepts, encoding/json reads the same way: the strict
+// reader only refuses, it never reads a value differently.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte(`{"id":"a","id":"b"}`))
+	f.Add([]byte(`{"tags":{"K":"v","k":"w"},"list":[{"name":"x"}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var strict record
+		if err := Decode(raw, &strict); err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a refusal of two lines: %q", err)
+			}
+			return
+		}
+		var loose record
+		if err := json.Unmarshal(raw, &loose); err != nil {
+			t.Fatalf("Decode accepted what encoding/json refuses (%v): %q", err, raw)
+		}
+		if !reflect.DeepEqual(strict, loose) {
+			t.Fatalf("Decode read %+v, encoding/json %+v from %q", strict, loose, raw)
+		}
+	})
 }
