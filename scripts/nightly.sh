@@ -9,6 +9,8 @@
 #   scripts/nightly.sh calibrate NAME   the real column on the python3 found here -> reports/calibration/NAME
 #   scripts/nightly.sh local [N]        N shards one after another, merged, then checked
 #                                       against one unsharded run (same cells, same verdicts)
+#   scripts/nightly.sh render DIR       a reports folder from another runner, re-rendered by logjam
+#                                       (its received matrix.md removed first: someone else's text)
 #
 # LOGJAM_PROFILE (default nightly; CI here uses local), LOGJAM_SEED (default:
 # the time) and LOGJAM_RUN_ID (default: profile, seed and the time) are shared
@@ -22,7 +24,7 @@ export LOGJAM_SEED="${LOGJAM_SEED:-$(( $(date +%s) % 1000000 ))}"
 export LOGJAM_RUN_ID="${LOGJAM_RUN_ID:-$LOGJAM_PROFILE-$LOGJAM_SEED-$(date +%s)}"
 RANDOM_RUNS="${RANDOM_RUNS:-1000}"
 
-usage() { echo "usage: scripts/nightly.sh shard K/N | random BLOCK | merge DIR... | calibrate NAME | local [N]" >&2; exit 2; }
+usage() { echo "usage: scripts/nightly.sh shard K/N | random BLOCK | merge DIR... | calibrate NAME | local [N] | render DIR" >&2; exit 2; }
 
 bin_dir="$(mktemp -d)"
 trap 'rm -rf "$bin_dir"' EXIT
@@ -73,6 +75,15 @@ case "${1:-}" in
     shift
     [ $# -ge 1 ] || usage
     logjam report merge -out reports/merged "$@"
+    ;;
+  render)
+    # The job summary shows each random block's matrix.md: the one the block
+    # uploaded is someone else's text, so logjam writes it again from the
+    # block's matrix.json and run.json (read as untrusted input, every field
+    # escaped); a folder logjam refuses is left with no matrix.md.
+    [ $# -eq 2 ] || usage
+    rm -f "$2/matrix.md"
+    logjam report "$2"
     ;;
   local)
     n="${2:-4}"

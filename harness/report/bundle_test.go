@@ -123,12 +123,12 @@ func TestReadBundleRefusesWhatIsOutsideTheSchema(t *testing.T) {
 			if err := os.Truncate(filepath.Join(dir, FD2File), MaxBundleData+1); err != nil {
 				t.Fatal(err)
 			}
-		}, "more than a bundle file may hold"},
+		}, "more than it may hold"},
 		{"an oversize replay.json", func(dir string) {
 			if err := os.Truncate(filepath.Join(dir, ReplayRecordFile), MaxBundleRecord+1); err != nil {
 				t.Fatal(err)
 			}
-		}, "more than a bundle file may hold"},
+		}, "more than it may hold"},
 		{"no cell.json", func(dir string) { _ = os.Remove(filepath.Join(dir, CellFile)) }, "cell.json is missing"},
 	}
 	for _, c := range cases {

@@ -45,6 +45,11 @@ type Cell struct {
 	// Entry is where the cell is declared: its Entry's file (from the
 	// module root) and line, where a wrong expected verdict is fixed.
 	Entry string `json:"entry,omitempty"`
+	// Spec is the full text of the spec the row came from (its containers'
+	// texts and its own): what internal/shard splits by, and what merge
+	// checks a shard's rows and plan with. "" for a row of no spec (a
+	// build, a suite, a BeforeSuite).
+	Spec string `json:"spec,omitempty"`
 }
 
 // Evidence is what a cell's verdict rests on.

@@ -93,17 +93,25 @@ type runView struct {
 }
 
 // bundleLink is the bundle's path relative to the page, when it lies
-// beneath it (reports/evidence/...); otherwise its path as recorded.
+// beneath it (reports/evidence/...); otherwise a file:// link to its
+// absolute path, or "" (a recorded bundle is someone else's text: it never
+// becomes a link to another host).
 func bundleLink(dir, bundle string) string {
 	if bundle == "" {
 		return ""
 	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		if rel, err := filepath.Rel(abs, bundle); err == nil && !strings.HasPrefix(rel, "..") {
+	if abs, err := filepath.Abs(dir); err == nil && filepath.IsAbs(bundle) {
+		if rel, err := filepath.Rel(abs, bundle); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			return filepath.ToSlash(rel) + "/"
 		}
 	}
-	return bundle
+	// Outside the reports folder: a local path, cleaned ("//host/x", a
+	// protocol-relative URL to another host, becomes "/host/x"), or none
+	// ("https://host/", "evil.example/x": a matrix names folders, not URLs).
+	if filepath.IsAbs(bundle) {
+		return "file://" + filepath.ToSlash(filepath.Clean(bundle)) + "/"
+	}
+	return ""
 }
 
 var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
@@ -120,6 +128,12 @@ var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
 	"lower":  strings.ToLower,
 	"anchor": func(s string) string { return "cell-" + unsafeID.ReplaceAllString(s, "_") },
 	"css":    func(s string) template.CSS { return template.CSS(s) },
+	"rerun": func(c Cell) string {
+		if cmd := RerunOf(c); cmd != "" || c.Rerun == "" {
+			return cmd
+		}
+		return "(the recorded command is not one logjam writes; not shown)"
+	},
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -173,7 +187,7 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 {{if .Unexpected}}<details><summary>evidence</summary>{{range .Runs}}{{if not .Cell.AsExpected}}
 <p>repeat {{.Repeat}}: {{.Cell.Outcome}}, {{.Cell.Ms}} ms{{if .Link}}; <a href="{{.Link}}">evidence bundle</a>{{end}}</p>
 {{with .Cell.Failure}}<p>failed check:</p><pre class="failure">{{.}}</pre>{{end}}<pre>{{.Reason}}</pre>{{end}}{{end}}
-<p>rerun:</p><pre class="cmd">{{.Row.Rerun}}</pre></details>{{end}}
+<p>rerun:</p><pre class="cmd">{{rerun .Row.Cell}}</pre></details>{{end}}
 </td>{{else}}<td class="none">-</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>

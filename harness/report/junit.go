@@ -123,8 +123,10 @@ func evidenceText(c Cell, r Repeated) string {
 	if c.Bundle != "" {
 		fmt.Fprintf(&b, "evidence bundle: %s\n", c.Bundle)
 	}
-	if c.Rerun != "" {
-		fmt.Fprintf(&b, "rerun this cell: %s\n", c.Rerun)
+	if cmd := RerunOf(c); cmd != "" {
+		fmt.Fprintf(&b, "rerun this cell: %s\n", cmd)
+	} else if c.Rerun != "" {
+		b.WriteString("rerun this cell: (the recorded command is not one logjam writes; not shown)\n")
 	}
 	return b.String()
 }

@@ -4,24 +4,30 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"logjam/internal/textout"
 )
 
 // Markdown renders the matrix for a job summary or a PR comment: the run,
 // a line per family, the cells that did not come out as expected with
-// their rerun commands, and each family's grid folded away.
+// their rerun commands, and each family's grid folded away. Every string
+// from the run or a cell may be someone else's: each is a code span
+// (textout.MarkdownCode) or escaped text (textout.MarkdownCell), so that no
+// newline ends a table and no tag, link or heading gets in; a rerun
+// command is built by RerunOf.
 func Markdown(run Run, fams []Family) []byte {
 	var b bytes.Buffer
 	t := Count(fams)
 	fmt.Fprintf(&b, "## logjam chaos: %d cells, %d as expected, %d not, %d flaky\n\n", t.Cells, t.AsExpected, t.Not, t.Flaky)
-	fmt.Fprintf(&b, "Profile `%s` (%s mode, deadline %s, %d repeat(s)), seed %d, shards %s; %s, ginkgo %s",
-		run.Profile, run.Mode, run.Deadline, run.Repeat, run.Seed, strings.Join(run.Shards, " "), run.Go, run.Ginkgo)
+	fmt.Fprintf(&b, "Profile %s (%s mode, deadline %s, %d repeat(s)), seed %d, shards %s; %s, ginkgo %s",
+		mdCode(run.Profile), mdCell(run.Mode), mdCell(run.Deadline), run.Repeat, run.Seed, mdCell(strings.Join(run.Shards, " ")), mdCell(run.Go), mdCell(run.Ginkgo))
 	if run.Commit != "" {
-		fmt.Fprintf(&b, ", logjam %s", run.Commit)
+		fmt.Fprintf(&b, ", logjam %s", mdCell(run.Commit))
 	}
 	fmt.Fprintf(&b, "; started %s, %.1f s wall.\n\n", run.Started.UTC().Format("2006-01-02 15:04 MST"), run.Seconds)
 	b.WriteString("| family | cells | as expected | not | flaky | cell seconds |\n| --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, f := range fams {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f |\n", f.Name, len(f.Rows), f.AsExpected, f.Not(), f.Flaky, f.Seconds)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f |\n", mdCell(f.Name), len(f.Rows), f.AsExpected, f.Not(), f.Flaky, f.Seconds)
 	}
 	if t.Not > 0 {
 		b.WriteString("\n### Not as expected\n\n| cell | expected | observed | failed check | rerun |\n| --- | --- | --- | --- | --- |\n")
@@ -35,10 +41,12 @@ func Markdown(run Run, fams []Family) []byte {
 							break
 						}
 					}
-					if r.Rerun != "" {
-						rerun = mdCode(r.Rerun)
+					if cmd := RerunOf(r.Cell); cmd != "" {
+						rerun = mdCode(cmd)
+					} else if r.Rerun != "" {
+						rerun = "(not one logjam writes: not shown)"
 					}
-					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCode(r.Family+": "+r.Name), r.Expected, mdCell(r.Observations()), check, rerun)
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCode(r.Family+": "+r.Name), mdCell(string(r.Expected)), mdCell(r.Observations()), check, rerun)
 				}
 			}
 		}
@@ -46,20 +54,24 @@ func Markdown(run Run, fams []Family) []byte {
 	b.WriteString("\n")
 	for _, f := range fams {
 		g := layout(f)
-		fmt.Fprintf(&b, "<details><summary>%s matrix</summary>\n\n| id | %s |\n|%s\n", f.Name, strings.Join(g.Cols, " | "), strings.Repeat(" --- |", len(g.Cols)+1))
+		cols := make([]string, len(g.Cols))
+		for i, c := range g.Cols {
+			cols[i] = mdCell(c)
+		}
+		fmt.Fprintf(&b, "<details><summary>%s matrix</summary>\n\n| id | %s |\n|%s\n", mdCell(f.Name), strings.Join(cols, " | "), strings.Repeat(" --- |", len(g.Cols)+1))
 		for _, label := range g.Rows {
-			fmt.Fprintf(&b, "| %s |", label)
+			fmt.Fprintf(&b, "| %s |", mdCell(label))
 			for _, col := range g.Cols {
 				r, ok := g.At[[2]string{label, col}]
 				switch {
 				case !ok:
 					b.WriteString(" - |")
 				case r.AsExpected():
-					fmt.Fprintf(&b, " %s%s |", r.Verdict(), mdReal(r.Cell))
+					fmt.Fprintf(&b, " %s%s |", mdCell(string(r.Verdict())), mdReal(r.Cell))
 				case r.Verdict() == r.Expected || r.Verdict() == SpecFail:
-					fmt.Fprintf(&b, " **%s, check failed**%s |", r.Verdict(), mdReal(r.Cell))
+					fmt.Fprintf(&b, " **%s, check failed**%s |", mdCell(string(r.Verdict())), mdReal(r.Cell))
 				default:
-					fmt.Fprintf(&b, " **%s** (expected %s)%s |", r.Verdict(), r.Expected, mdReal(r.Cell))
+					fmt.Fprintf(&b, " **%s** (expected %s)%s |", mdCell(string(r.Verdict())), mdCell(string(r.Expected)), mdReal(r.Cell))
 				}
 			}
 			b.WriteString("\n")
@@ -77,15 +89,8 @@ func mdReal(c Cell) string {
 	return ""
 }
 
-// mdCell escapes what would end a table cell.
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdCell is a foreign string as text in a table cell.
+func mdCell(s string) string { return textout.MarkdownCell(s) }
 
-// mdCode puts s in a code span that survives a table: backticks inside
-// need a longer fence, and pipes are escaped.
-func mdCode(s string) string {
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	return fence + " " + mdCell(s) + " " + fence
-}
+// mdCode is a foreign string as a code span in a table cell.
+func mdCode(s string) string { return textout.MarkdownCode(s) }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"logjam/harness/ledger"
+	"logjam/internal/shard"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -26,7 +27,7 @@ func nightlySample(dir string) (Run, []Cell) {
 		if pol == "" {
 			name = id + " harness check"
 		}
-		c := Cell{Cell: scenario.Cell{Scenario: id, Policy: pol}, ID: id, Name: name, Family: fam, Expected: exp, Observed: obs, Ms: 12, Repeat: rep, Rerun: "LOGJAM_PROFILE=nightly LOGJAM_SEED=42 go tool ginkgo --focus '" + id + "' ./suites/" + fam, Evidence: Evidence{Reason: "exited with status 0 <after> \"done\"", Ledger: ledger.Evidence{Lines: 5}}}
+		c := Cell{Cell: scenario.Cell{Scenario: id, Policy: pol}, ID: id, Name: name, Spec: "A suite " + name, Family: fam, Expected: exp, Observed: obs, Ms: 12, Repeat: rep, Rerun: Rerun(fam, name, "nightly", 42, ""), Evidence: Evidence{Reason: "exited with status 0 <after> \"done\"", Ledger: ledger.Evidence{Lines: 5}}}
 		if obs == verdict.Hang {
 			c.Evidence.Cycle = "thread A holds L and waits for the GIL (held by B) & more"
 		}
@@ -48,6 +49,10 @@ func nightlySample(dir string) (Run, []Cell) {
 			mk("U1", "utf8", "pystderr", "BADESC", "BADESC", rep),
 			mk("H2", "harness", "", "NOMARKER", "NOMARKER", rep))
 	}
+	for _, c := range cells {
+		run.Plan = append(run.Plan, PlannedSpec{Family: c.Family, Spec: c.Spec})
+	}
+	run.Plan = Unique(run.Plan)
 	return run, cells
 }
 
@@ -135,7 +140,7 @@ func TestJUnitIsValidWithATestcasePerCellAndRepeat(t *testing.T) {
 			}
 			if f := c.Failure; f != nil {
 				nf++
-				if f.Message == nil || f.Type == nil || !strings.Contains(f.Text, "rerun this cell: LOGJAM_PROFILE=nightly") ||
+				if f.Message == nil || f.Type == nil || !strings.Contains(f.Text, "rerun this cell: cd \"$(go list -m -f '{{.Dir}}')\" && LOGJAM_PROFILE=nightly LOGJAM_SEED=42 ./logjam ginkgo --focus '") ||
 					!strings.Contains(f.Text, "reason: ") || !strings.Contains(f.Text, "evidence bundle: ") {
 					t.Errorf("failure without its evidence: %+v", f)
 				}
@@ -159,7 +164,7 @@ func TestMarkdownNamesEveryUnexpectedCellWithItsRerun(t *testing.T) {
 		"5 cells, 3 as expected, 2 not, 1 flaky",
 		"| utf8 | 2 | 1 | 1 | 0 |",
 		"r1 OK, r2 HANG, r3 OK",
-		"` LOGJAM_PROFILE=nightly LOGJAM_SEED=42 go tool ginkgo --focus 'U1' ./suites/utf8 `",
+		"` " + Rerun("utf8", "U1 slug [policy=logjam platform=linux py=3.12]", "nightly", 42, "") + " `",
 		"**FLAKY** (expected OK)",
 	} {
 		if !strings.Contains(md, want) {
@@ -173,19 +178,22 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 	run, cells := nightlySample(filepath.Join(base, "a"))
 	var a, b []Cell
 	for _, c := range cells {
-		if c.Family == "utf8" {
+		if (shard.Shard{K: 2, N: 2}).Has(c.Spec) {
 			b = append(b, c)
 		} else {
 			a = append(a, c)
 		}
 	}
+	if len(a) == 0 || len(b) == 0 {
+		t.Fatalf("the sample's split leaves a shard empty: %d and %d cells", len(a), len(b))
+	}
 	write := func(name, shard string, cs []Cell) string {
 		dir := filepath.Join(base, name)
 		for _, c := range cs {
 			if c.Bundle != "" {
-				bd := filepath.Join(dir, EvidenceDir, filepath.Base(c.Bundle))
-				os.MkdirAll(bd, 0o755)
-				os.WriteFile(filepath.Join(bd, "outcome.json"), []byte("{}"), 0o644)
+				if err := WriteBundle(filepath.Join(dir, EvidenceDir, filepath.Base(c.Bundle)), Bundle{Cell: c, Stdout: []byte("done\n")}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		r := run
@@ -208,12 +216,16 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 	if d := Diff(got, cells); d != nil {
 		t.Fatalf("merged matrix differs from the whole: %v", d)
 	}
-	if d := Diff(got, a); len(d) != 2 || !strings.HasPrefix(d[0], "only in the first: utf8") {
-		t.Fatalf("Diff misses the missing utf8 cells: %v", d)
+	rowsOfB := 0
+	for _, f := range Group(b) {
+		rowsOfB += len(f.Rows)
+	}
+	if d := Diff(got, a); len(d) != rowsOfB || !strings.HasPrefix(d[0], "only in the first: ") {
+		t.Fatalf("Diff misses shard 2/2's %d cells: %v", rowsOfB, d)
 	}
 	for _, c := range got {
 		if c.Bundle != "" {
-			if _, err := os.Stat(filepath.Join(c.Bundle, "outcome.json")); err != nil || !strings.HasPrefix(c.Bundle, out) {
+			if _, err := os.Stat(filepath.Join(c.Bundle, CellFile)); err != nil || !strings.HasPrefix(c.Bundle, out) {
 				t.Errorf("bundle %s not copied into the merge: %v", c.Bundle, err)
 			}
 		}

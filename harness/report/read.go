@@ -5,25 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"logjam/internal/artifact"
+	"logjam/internal/shard"
 	"logjam/telemetry"
 )
 
-// ReadMatrix reads a matrix WriteMatrix wrote.
+// ReadMatrix reads a matrix WriteMatrix wrote, as untrusted input
+// (internal/artifact).
 func ReadMatrix(path string) (Matrix, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var m Matrix
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := artifact.ReadJSON(path, MaxMatrixFile, &m); err != nil {
 		return nil, fmt.Errorf("%s is not a matrix: %v", path, err)
 	}
 	return m, nil
@@ -51,6 +48,7 @@ func FromGinkgo(path, family string) (Matrix, error) {
 			for _, e := range sr.ReportEntries {
 				var c Cell
 				if e.Name == EntryName && json.Unmarshal([]byte(e.Value.AsJSON), &c) == nil {
+					c.Spec = sr.FullText()
 					cells = append(cells, c)
 				}
 			}
@@ -66,7 +64,11 @@ func FromGinkgo(path, family string) (Matrix, error) {
 			}
 			msg := specFailure(sr)
 			if len(cells) == 0 {
-				m = append(m, SpecRow(family, specID(sr), specName(sr), msg))
+				row := SpecRow(family, specID(sr), specName(sr), msg)
+				if sr.LeafNodeType == types.NodeTypeIt {
+					row.Spec = sr.FullText()
+				}
+				m = append(m, row)
 				continue
 			}
 			// A cell whose verdict did not match is what failed its spec;
@@ -81,6 +83,50 @@ func FromGinkgo(path, family string) (Matrix, error) {
 	}
 	m.Sort()
 	return m, nil
+}
+
+// PlanOf reads a Ginkgo JSON report of one repeat of family: plan is every
+// spec (It) the run selected, those this shard ran and those it skipped as
+// another shard's (shard.SkipMessage); noCell the specs it ran that passed
+// without a cell (a random run), or skipped on its own (needs Linux).
+// Specs outside the focus are neither. A noCell entry names repeat.
+func PlanOf(path, family string, repeat int) (plan, noCell []PlannedSpec, err error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(raw, &reports); err != nil {
+		return nil, nil, fmt.Errorf("%s is not a Ginkgo JSON report: %v", path, err)
+	}
+	for _, r := range reports {
+		for _, sr := range r.SpecReports {
+			if sr.LeafNodeType != types.NodeTypeIt || sr.State == types.SpecStatePending {
+				continue
+			}
+			msg := sr.Failure.Message
+			if sr.State == types.SpecStateSkipped && msg == "" {
+				continue // outside the focus
+			}
+			ps := PlannedSpec{Family: family, Spec: sr.FullText()}
+			plan = append(plan, ps)
+			switch {
+			case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, shard.SkipMessage):
+			case sr.State == types.SpecStateSkipped, sr.State == types.SpecStatePassed && !hasCell(sr):
+				noCell = append(noCell, PlannedSpec{Family: family, Spec: ps.Spec, Repeat: repeat})
+			}
+		}
+	}
+	return plan, noCell, nil
+}
+
+func hasCell(sr types.SpecReport) bool {
+	for _, e := range sr.ReportEntries {
+		if e.Name == EntryName {
+			return true
+		}
+	}
+	return false
 }
 
 // specFailure is a failed spec's message and where it failed.
@@ -126,7 +172,8 @@ const (
 // ReadBundle reads a bundle WriteBundle left in dir, as untrusted input: dir
 // holds the bundle's files and nothing else, each a regular file (never a
 // symlink, a FIFO or a device) within its size limit; the records are
-// strict JSON (no unknown field, nothing after the value); replay.json, when
+// strict JSON (internal/artifact: no unknown field, no key twice or in another
+// case than its field, nothing after the value); replay.json, when
 // present, passes Replay.Validate. Nothing is run, created or touched.
 func ReadBundle(dir string) (*Bundle, error) {
 	st, err := os.Stat(dir)
@@ -136,6 +183,15 @@ func ReadBundle(dir string) (*Bundle, error) {
 	if !st.IsDir() {
 		return nil, errors.New("not a directory")
 	}
+	files, err := bundleFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	return parseBundle(files)
+}
+
+// bundleFiles reads every file of the bundle in dir (ReadBundle's rules).
+func bundleFiles(dir string) (map[string][]byte, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -152,7 +208,7 @@ func ReadBundle(dir string) (*Bundle, error) {
 		if !e.Type().IsRegular() {
 			return nil, fmt.Errorf("%s is not a regular file (%s)", e.Name(), e.Type())
 		}
-		b, err := readBundleFile(filepath.Join(dir, e.Name()), limit)
+		b, err := artifact.Read(filepath.Join(dir, e.Name()), limit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", e.Name(), err)
 		}
@@ -163,14 +219,19 @@ func ReadBundle(dir string) (*Bundle, error) {
 			return nil, fmt.Errorf("%s is missing", name)
 		}
 	}
+	return files, nil
+}
+
+// parseBundle checks and decodes the files bundleFiles read.
+func parseBundle(files map[string][]byte) (*Bundle, error) {
 	b := &Bundle{Stdout: files[StdoutFile], FD2: files[FD2File]}
-	if err := strictJSON(files[CellFile], &b.Cell); err != nil {
+	if err := artifact.Decode(files[CellFile], &b.Cell); err != nil {
 		return nil, fmt.Errorf("%s: %v", CellFile, err)
 	}
 	telemetry.Read(bytes.NewReader(files[TelemetryFile]), func(e telemetry.Event) { b.Events = append(b.Events, e) })
 	if raw, ok := files[ReplayRecordFile]; ok {
 		b.Replay = &Replay{}
-		if err := strictJSON(raw, b.Replay); err != nil {
+		if err := artifact.Decode(raw, b.Replay); err != nil {
 			return nil, fmt.Errorf("%s: %v", ReplayRecordFile, err)
 		}
 		if err := b.Replay.Validate(); err != nil {
@@ -178,45 +239,4 @@ func ReadBundle(dir string) (*Bundle, error) {
 		}
 	}
 	return b, nil
-}
-
-// readBundleFile reads a regular file of at most limit bytes without
-// following a symlink swapped in since the listing, or blocking on a FIFO.
-func readBundleFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%d bytes, more than a bundle file may hold (%d)", st.Size(), limit)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("more than a bundle file may hold (%d bytes)", limit)
-	}
-	return b, nil
-}
-
-// strictJSON decodes exactly one JSON value with no unknown field.
-func strictJSON(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("more after the JSON value")
-	}
-	return nil
 }

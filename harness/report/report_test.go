@@ -13,7 +13,7 @@ import (
 func sample() Matrix {
 	return Matrix{
 		{ID: "D1", Family: "deadlock", Cell: scenario.Cell{Scenario: "D1", Policy: "logjam"}, Expected: "OK", Observed: "OK", Rerun: "r1"},
-		{ID: "D1", Family: "deadlock", Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr"}, Expected: "HANG", Observed: "OK", Rerun: "r2"},
+		{ID: "D1", Name: "D1 x [policy=pystderr]", Family: "deadlock", Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr"}, Expected: "HANG", Observed: "OK", Rerun: Rerun("deadlock", "D1 x [policy=pystderr]", "local", 7, "")},
 		{ID: "C1", Family: "capture", Cell: scenario.Cell{Scenario: "C1", Policy: "fd2"}, Expected: "MISROUTED", Observed: "MISROUTED"},
 	}
 }
@@ -37,7 +37,7 @@ func TestMatrixRoundTripAndRender(t *testing.T) {
 		t.Fatalf("unexpected cells: %d", bad)
 	}
 	out := b.String()
-	if !strings.Contains(out, "!OK/HANG") || !strings.Contains(out, "rerun: r2") ||
+	if !strings.Contains(out, "!OK/HANG") || !strings.Contains(out, "rerun: "+Rerun("deadlock", "D1 x [policy=pystderr]", "local", 7, "")+"\n") ||
 		strings.Index(out, "pystderr") > strings.Index(out, "logjam") {
 		t.Fatalf("render:\n%s", out)
 	}

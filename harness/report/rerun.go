@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -19,4 +21,36 @@ func Rerun(family, name, profile string, seed int64, timeoutScale string) string
 	}
 	focus := strings.ReplaceAll(regexp.QuoteMeta(name), "'", `'\''`)
 	return fmt.Sprintf(`cd "$(go list -m -f '{{.Dir}}')" && %s ./logjam ginkgo --focus '%s' ./suites/%s`, env, focus, family)
+}
+
+// The fields a printed rerun command is built from, as Rerun writes them.
+var (
+	rerunEnv   = regexp.MustCompile(`^cd "\$\(go list -m -f '\{\{\.Dir\}\}'\)" && LOGJAM_PROFILE=([A-Za-z0-9_-]{1,64})(?: LOGJAM_SEED=(-?[0-9]{1,19}))?(?: LOGJAM_TIMEOUT_SCALE=([0-9.eE+-]{1,24}))? \./logjam ginkgo --focus '`)
+	familyName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+)
+
+// RerunOf is the rerun command of a cell read from a matrix, a shard or a
+// bundle, built by Rerun from validated fields, never copied from the
+// file: the family (a suite's folder name), the cell's name (quoted by
+// Rerun), and the profile, seed and timeout scale read from the recorded
+// command (a profile's name, an integer, a positive finite number). It is
+// "" when the cell recorded no command, or one that is not Rerun's.
+func RerunOf(c Cell) string {
+	m := rerunEnv.FindStringSubmatch(c.Rerun)
+	if m == nil || !familyName.MatchString(c.Family) {
+		return ""
+	}
+	var seed int64
+	if m[2] != "" {
+		var err error
+		if seed, err = strconv.ParseInt(m[2], 10, 64); err != nil {
+			return ""
+		}
+	}
+	if m[3] != "" {
+		if f, err := strconv.ParseFloat(m[3], 64); err != nil || !(f > 0) || math.IsInf(f, 0) {
+			return ""
+		}
+	}
+	return Rerun(c.Family, c.Name, m[1], seed, m[3])
 }

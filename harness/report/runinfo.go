@@ -1,12 +1,17 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
+
+	"logjam/internal/artifact"
 )
 
 // Run is what a chaos run ran with: reports/run.json, beside matrix.json.
@@ -31,6 +36,30 @@ type Run struct {
 	// spec outside a cell came out as expected.
 	Tally Tally `json:"tally"`
 	Green bool  `json:"green"`
+	// Plan is every spec of the run under its focus, in every shard (a
+	// shard's Ginkgo report names those it left to the others), and NoCell
+	// the specs of this shard that ran and left no row (a random run that
+	// passed): merge checks each shard's rows against the split of the
+	// plan (Merge). A no_cell entry names its repeat.
+	Plan   []PlannedSpec `json:"plan,omitempty"`
+	NoCell []PlannedSpec `json:"no_cell,omitempty"`
+}
+
+// PlannedSpec is one spec of a run: its family and full text, and (in
+// no_cell) the repeat that ran it.
+type PlannedSpec struct {
+	Family string `json:"family"`
+	Spec   string `json:"spec"`
+	Repeat int    `json:"repeat,omitempty"`
+}
+
+// Unique is specs sorted, each once.
+func Unique(specs []PlannedSpec) []PlannedSpec {
+	specs = slices.Clone(specs)
+	slices.SortFunc(specs, func(a, b PlannedSpec) int {
+		return cmp.Or(strings.Compare(a.Family, b.Family), strings.Compare(a.Spec, b.Spec), cmp.Compare(a.Repeat, b.Repeat))
+	})
+	return slices.Compact(specs)
 }
 
 // The files a run leaves in its reports directory.
@@ -64,7 +93,7 @@ func WriteAll(dir string, run Run, cells []Cell) error {
 	for _, f := range files {
 		b, err := f.data()
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, f.name), b, 0o644)
+			err = writeFile(filepath.Join(dir, f.name), b)
 		}
 		if err != nil {
 			return fmt.Errorf("writing %s: %v", f.name, err)
@@ -73,20 +102,31 @@ func WriteAll(dir string, run Run, cells []Cell) error {
 	return nil
 }
 
-// ReadDir reads the matrix and the run a chaos run left in dir.
+// The most a reports folder's files may hold: run.json (with its plan of
+// every spec) and matrix.json (every repeat of every cell with its
+// evidence: a strict nightly run is a few MB).
+const (
+	MaxRunFile    = 4 << 20
+	MaxMatrixFile = 256 << 20
+)
+
+// ReadDir reads the matrix and the run a chaos run left in dir, as
+// untrusted input (internal/artifact): each a regular file, never a symlink,
+// a FIFO or a device, within its size limit, strict JSON.
 func ReadDir(dir string) (Run, Matrix, error) {
 	var run Run
 	var cells Matrix
-	for name, v := range map[string]any{RunFile: &run, MatrixFile: &cells} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+	for _, f := range []struct {
+		name  string
+		limit int64
+		v     any
+	}{{RunFile, MaxRunFile, &run}, {MatrixFile, MaxMatrixFile, &cells}} {
+		err := artifact.ReadJSON(filepath.Join(dir, f.name), f.limit, f.v)
 		if errors.Is(err, os.ErrNotExist) {
-			return Run{}, nil, fmt.Errorf("%s has no %s: not a logjam reports directory", dir, name)
+			return Run{}, nil, fmt.Errorf("%s has no %s: not a logjam reports directory", dir, f.name)
 		}
 		if err != nil {
-			return Run{}, nil, err
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			return Run{}, nil, fmt.Errorf("%s: %v", filepath.Join(dir, name), err)
+			return Run{}, nil, fmt.Errorf("%s: %v", filepath.Join(dir, f.name), err)
 		}
 	}
 	return run, cells, nil

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 
+	"logjam/internal/textout"
 	"logjam/verdict"
 )
 
@@ -17,7 +19,13 @@ import (
 // any cell; a NOTRUN cell (an interrupted
 // run never started it) is neither. Then a summary, the failed check's first line
 // and the rerun command of each unexpected cell. It returns how many cells were unexpected.
+//
+// Every string in a cell may come from someone else's shard: each field is
+// shown with textout.Terminal (no escape sequence or newline is sent), each
+// line with textout.CILine (none begins a CI workflow command), and each
+// rerun command is built by RerunOf, never copied from the matrix.
 func RenderText(w io.Writer, m Matrix) int {
+	w = &ciLines{w: w}
 	byFamily := map[string][]Cell{}
 	var families []string
 	for _, c := range m {
@@ -33,14 +41,14 @@ func RenderText(w io.Writer, m Matrix) int {
 		var cols, rows []string
 		grid := map[[2]string]string{}
 		for _, c := range cs {
-			col, row := c.Column(), c.Row()
+			col, row := textout.Terminal(c.Column()), textout.Terminal(c.Row())
 			if !slices.Contains(cols, col) {
 				cols = append(cols, col)
 			}
 			if !slices.Contains(rows, row) {
 				rows = append(rows, row)
 			}
-			v := string(c.Observed)
+			v := textout.Terminal(string(c.Observed))
 			if c.Observed == verdict.NotRun {
 				notRun++
 			} else if !c.AsExpected() {
@@ -48,27 +56,32 @@ func RenderText(w io.Writer, m Matrix) int {
 				case c.Observed == SpecFail:
 					v = "!" + string(SpecFail)
 				case c.VerdictMatches():
-					v = "!" + string(c.Observed) + "+check"
+					v = "!" + v + "+check"
 				default:
-					v = "!" + string(c.Observed) + "/" + string(c.Expected)
+					v = "!" + v + "/" + textout.Terminal(string(c.Expected))
 				}
 				if c.Failure != "" {
-					failed = append(failed, fmt.Sprintf("failed: %s: %s: %s", c.Family, c.Name, c.FailureLine()))
+					failed = append(failed, fmt.Sprintf("failed: %s: %s: %s", textout.Terminal(c.Family), textout.Terminal(c.Name), textout.Terminal(c.FailureLine())))
 				}
 				if c.Rerun != "" {
-					reruns = append(reruns, c.Rerun)
+					if r := RerunOf(c); r != "" {
+						reruns = append(reruns, textout.Terminal(r))
+					} else {
+						reruns = append(reruns, fmt.Sprintf("(%s: %s: the recorded command is not one logjam writes; not shown)", textout.Terminal(c.Family), textout.Terminal(c.Name)))
+					}
 				}
 				if c.Entry != "" && !c.VerdictMatches() {
-					entries = append(entries, fmt.Sprintf("%s: %s %s: expected %s, observed %s", c.Entry, c.Family, c.Name, c.Expected, c.Observed))
+					entries = append(entries, fmt.Sprintf("%s: %s %s: expected %s, observed %s", textout.Terminal(c.Entry), textout.Terminal(c.Family), textout.Terminal(c.Name),
+						textout.Terminal(string(c.Expected)), textout.Terminal(string(c.Observed))))
 				}
 			}
 			if rt := c.RealText(); rt != "" {
-				v += " | " + rt
+				v += " | " + textout.Terminal(rt)
 			}
 			grid[[2]string{row, col}] = v
 		}
 		slices.SortStableFunc(cols, func(a, b string) int { return columnRank(a) - columnRank(b) })
-		fmt.Fprintf(w, "\n%s (%d cells)\n", f, len(cs))
+		fmt.Fprintf(w, "\n%s (%d cells)\n", textout.Terminal(f), len(cs))
 		width := 12
 		for _, col := range cols {
 			width = max(width, len(col)+2)
@@ -141,8 +154,30 @@ func verdictCounts(m Matrix) string {
 	var parts []string
 	for _, v := range order {
 		if n[v] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", v, n[v]))
+			parts = append(parts, fmt.Sprintf("%s %d", textout.Terminal(string(v)), n[v]))
 		}
 	}
 	return "observed: " + strings.Join(parts, ", ")
+}
+
+// ciLines passes text on a line at a time, each through textout.CILine:
+// a line RenderText prints may begin with a foreign string (a family, a
+// row's label, an Entry), and none may begin a CI workflow command.
+type ciLines struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (c *ciLines) Write(p []byte) (int, error) {
+	c.buf = append(c.buf, p...)
+	for {
+		i := bytes.IndexByte(c.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if _, err := io.WriteString(c.w, textout.CILine(string(c.buf[:i]))+"\n"); err != nil {
+			return 0, err
+		}
+		c.buf = c.buf[i+1:]
+	}
 }

@@ -16,7 +16,32 @@ func WriteMatrix(path string, m Matrix) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return writeFile(path, b)
+}
+
+// writeFile puts data at path as a new regular file (mode 0644): written
+// to a temporary file beside it and renamed over it, so that a symlink or
+// a FIFO left at path in a folder someone else made (`logjam report DIR`
+// re-renders into DIR) is replaced, never written through.
+func writeFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 // Bundle is the evidence of one run: its cell, the child's stdout, the real
@@ -69,7 +94,7 @@ func WriteBundle(dir string, b Bundle) error {
 		}{ReplayRecordFile, run})
 	}
 	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+		if err := writeFile(filepath.Join(dir, f.name), f.data); err != nil {
 			return err
 		}
 	}

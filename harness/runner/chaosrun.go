@@ -146,6 +146,10 @@ type familyRun struct {
 	name    string
 	cells   []report.Cell
 	seconds float64
+	// plan and noCell are what its Ginkgo reports say of its specs
+	// (report.PlanOf): every spec of the split, and this shard's that
+	// passed without a row.
+	plan, noCell []report.PlannedSpec
 }
 
 // runChaos builds every suite and the child once, runs the families at
@@ -227,10 +231,10 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	stopTicker()
 	defer cleanup()
 	if err != nil && st.Signal() != nil {
-		return finish(o, fams, nil, nil, nil, st, started, w)
+		return finish(o, fams, nil, nil, nil, nil, st, started, w)
 	}
 	if err != nil {
-		return finish(o, fams, nil, nil, buildRows(err), st, started, w)
+		return finish(o, fams, nil, nil, buildRows(err), nil, st, started, w)
 	}
 	built := "built"
 	if cached {
@@ -286,7 +290,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	if o.focus != "" && len(cells) == 0 && prog.selected() == 0 && st.Signal() == nil {
 		return errEmptyFocus
 	}
-	return finish(o, fams, bins, env, cells, st, started, w)
+	return finish(o, fams, bins, env, cells, runs, st, started, w)
 }
 
 // buildRows are the rows of a build that failed: one per suite the
@@ -310,7 +314,7 @@ var buildFailed = regexp.MustCompile(`(?m)^# logjam/suites/([a-z0-9_]+)`)
 
 // finish writes the reports and prints the matrix; after a Ctrl-C, with a
 // NOTRUN row for each cell the run never started, and exit status 130.
-func finish(o chaosOptions, fams []string, bins map[string]string, env []string, cells []report.Cell, st *stopper, started time.Time, w io.Writer) int {
+func finish(o chaosOptions, fams []string, bins map[string]string, env []string, cells []report.Cell, runs []familyRun, st *stopper, started time.Time, w io.Writer) int {
 	if st.Signal() != nil {
 		cells = append(cells, notRunCells(o, fams, bins, env, cells, st)...)
 	}
@@ -323,6 +327,11 @@ func finish(o chaosOptions, fams []string, bins map[string]string, env []string,
 	run := report.Run{ID: id, Profile: o.prof.Name, Mode: o.prof.Mode, Deadline: o.prof.ScaledDeadline().String(), Seed: o.prof.Seed,
 		Repeat: o.prof.Repeat, Focus: o.focus, Shards: []string{o.shard.String()}, Go: runtime.Version(), Ginkgo: types.VERSION,
 		Commit: commit, Started: started, Seconds: time.Since(started).Seconds()}
+	for _, fr := range runs {
+		run.Plan = append(run.Plan, fr.plan...)
+		run.NoCell = append(run.NoCell, fr.noCell...)
+	}
+	run.Plan, run.NoCell = report.Unique(run.Plan), report.Unique(run.NoCell)
 	if err := report.WriteAll(o.out, run, cells); err != nil {
 		return fail("%v", err)
 	}
@@ -378,6 +387,12 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *sto
 			st.done(cmd)
 		}
 		fr.cells = append(fr.cells, repeatOutcome(fam, r, filepath.Join(o.out, "ginkgo", js), logPath, runErr, st.Signal() != nil)...)
+		if plan, noCell, err := report.PlanOf(filepath.Join(o.out, "ginkgo", js), fam, r); err == nil {
+			fr.plan = append(fr.plan, plan...)
+			if st.Signal() == nil { // an interrupted repeat's skipped specs never ran
+				fr.noCell = append(fr.noCell, noCell...)
+			}
+		}
 	}
 	return fr
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -262,6 +263,16 @@ func TestChaosKeepsEveryRepeatAndWritesTheReports(t *testing.T) {
 	for _, c := range cells {
 		if c.Repeat < 1 || c.Repeat > 2 || !strings.Contains(c.Rerun, "LOGJAM_SEED="+strconv.FormatInt(runInfo.Seed, 10)) {
 			t.Errorf("run %s repeat %d rerun %q", c.Name, c.Repeat, c.Rerun)
+		}
+	}
+	// run.json names the run's plan (what report merge checks shards
+	// against): the two specs the focus selects, each row's spec among them.
+	if len(runInfo.Plan) != 2 {
+		t.Errorf("plan %v, want the 2 specs the focus selects", runInfo.Plan)
+	}
+	for _, c := range cells {
+		if !slices.Contains(runInfo.Plan, report.PlannedSpec{Family: c.Family, Spec: c.Spec}) || !strings.HasSuffix(c.Spec, " "+c.Name) {
+			t.Errorf("row %s names spec %q, not one of the plan %v", c.Name, c.Spec, runInfo.Plan)
 		}
 	}
 	junit, err := os.ReadFile(filepath.Join(out, report.JUnitFile))

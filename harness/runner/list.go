@@ -71,8 +71,8 @@ func listCmd(args []string, w io.Writer) int {
 		if err != nil {
 			return fail("list %s: %v", fam, err)
 		}
-		for _, name := range names {
-			fmt.Fprintf(w, "%-9s %s\n", fam, name)
+		for _, sp := range names {
+			fmt.Fprintf(w, "%-9s %s\n", fam, sp.name)
 		}
 		n += len(names)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"logjam/harness/report"
+	"logjam/internal/textout"
 )
 
 const mergeUsage = "usage: logjam report [DIR] | logjam report merge [-out DIR] SHARD_DIR... | logjam report diff DIR_A DIR_B"
@@ -57,7 +58,7 @@ func reportMerge(args []string, w io.Writer) int {
 		}
 		d := report.Diff(a, b)
 		for _, l := range d {
-			fmt.Fprintln(w, l)
+			fmt.Fprintln(w, textout.CILine(l)) // a line of cell names from two folders someone else may have written
 		}
 		if len(d) > 0 {
 			fmt.Fprintf(w, "logjam: %s and %s differ in %d cell(s)\n", args[1], args[2], len(d))
@@ -80,7 +81,12 @@ func reportMerge(args []string, w io.Writer) int {
 		return fail("report merge: %v", err)
 	}
 	fmt.Fprintf(w, "logjam: merged %d shard(s) (%v) into %s\n", fs.NArg(), run.Shards, *out)
-	if printRows(report.Group(cells), w) > 0 {
+	for _, c := range cells {
+		if c.Family == report.MergeFamily && c.ID == report.MissingID {
+			fmt.Fprintf(w, "logjam: report merge: %s\n", textout.Terminal(c.Failure))
+		}
+	}
+	if printRows(report.Group(cells), w) > 0 || !run.Green {
 		return 1
 	}
 	return 0

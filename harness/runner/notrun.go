@@ -64,13 +64,14 @@ func notRunCells(o chaosOptions, fams []string, bins map[string]string, env []st
 // dryRun lists the cells of one family's compiled suite that this run
 // selects, without running any (Ginkgo's dry run), as NOTRUN rows.
 func dryRun(ctx context.Context, o chaosOptions, fam, bin string, env []string, st *stopper) ([]report.Cell, error) {
-	names, err := plannedSpecs(ctx, o, fam, bin, env, st)
+	specs, err := plannedSpecs(ctx, o, fam, bin, env, st)
 	if err != nil {
 		return nil, err
 	}
 	var cells []report.Cell
-	for _, name := range names {
-		if c, ok := notRunCell(o, fam, name); ok {
+	for _, sp := range specs {
+		if c, ok := notRunCell(o, fam, sp.name); ok {
+			c.Spec = sp.full
 			cells = append(cells, c)
 		}
 	}
@@ -79,7 +80,7 @@ func dryRun(ctx context.Context, o chaosOptions, fam, bin string, env []string, 
 
 // plannedSpecs names the specs of one family's compiled suite that the
 // focus and the shard select, in the suite's order, running none.
-func plannedSpecs(ctx context.Context, o chaosOptions, fam, bin string, env []string, st *stopper) ([]string, error) {
+func plannedSpecs(ctx context.Context, o chaosOptions, fam, bin string, env []string, st *stopper) ([]plannedName, error) {
 	if bin == "" {
 		return nil, fmt.Errorf("the suite was not built")
 	}
@@ -116,17 +117,20 @@ func plannedSpecs(ctx context.Context, o chaosOptions, fam, bin string, env []st
 	if err := json.Unmarshal(raw, &rs); err != nil {
 		return nil, fmt.Errorf("dry run: %v", err)
 	}
-	var names []string
+	var names []plannedName
 	for _, r := range rs {
 		for _, sr := range r.SpecReports {
 			if sr.LeafNodeType != types.NodeTypeIt || sr.State != types.SpecStatePassed || !o.shard.Has(sr.FullText()) {
 				continue // another node, outside the focus, or another shard's
 			}
-			names = append(names, sr.LeafNodeText)
+			names = append(names, plannedName{name: sr.LeafNodeText, full: sr.FullText()})
 		}
 	}
 	return names, nil
 }
+
+// plannedName is a spec's leaf text (a cell's name) and its full text.
+type plannedName struct{ name, full string }
 
 // notRunCell is the NOTRUN row of the spec named name, if it names a cell.
 func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {

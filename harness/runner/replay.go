@@ -9,14 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"logjam/harness/cell"
 	"logjam/harness/report"
 	"logjam/internal/childbin"
 	"logjam/internal/config"
+	"logjam/internal/textout"
 	"logjam/verdict"
 )
 
@@ -56,7 +55,11 @@ func replayCmd(args []string, w io.Writer) int {
 		return fail("replay: %s is not an evidence bundle: %s", oneLine(dir), oneLine(err.Error()))
 	}
 	if b.Replay == nil {
-		return fail("replay: no child ran for %s (%s); rerun it in its suite: %s", oneLine(b.Cell.Name), oneLine(b.Cell.Evidence.Reason), oneLine(b.Cell.Rerun))
+		rerun := report.RerunOf(b.Cell) // built from validated fields, never the bundle's own text
+		if rerun == "" {
+			rerun = "(the bundle records no command logjam writes)"
+		}
+		return fail("replay: no child ran for %s (%s); rerun it in its suite: %s", oneLine(b.Cell.Name), oneLine(b.Cell.Evidence.Reason), oneLine(rerun))
 	}
 	spec, err := cell.SpecOf(*b.Replay)
 	if err != nil {
@@ -195,12 +198,6 @@ func replayBinary(w io.Writer, r *report.Replay, root string, rootErr error) (ch
 	return v, nil
 }
 
-// oneLine keeps untrusted text on one line of the terminal: control
-// characters (escape sequences, newlines) are quoted.
-func oneLine(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) < 0 {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
-}
+// oneLine keeps untrusted text on one line of the terminal, sending no
+// escape sequence (textout.Terminal).
+func oneLine(s string) string { return textout.Terminal(s) }

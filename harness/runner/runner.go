@@ -7,10 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"logjam/internal/textout"
 )
 
+// fail prints one line on stderr and returns exit status 2 (bad input).
+// The line may quote someone else's text (a shard's, a bundle's, a JSON
+// decoder's error about it): it is shown with textout.Terminal, so that it
+// stays one line and sends no escape sequence.
 func fail(format string, args ...any) int {
-	fmt.Fprintf(os.Stderr, "logjam: "+format+"\n", args...)
+	fmt.Fprintf(os.Stderr, "logjam: %s\n", textout.Terminal(fmt.Sprintf(format, args...)))
 	return 2
 }
 

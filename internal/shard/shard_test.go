@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -33,10 +34,16 @@ func TestParse(t *testing.T) {
 	if s, err := Parse("2/4"); err != nil || s != (Shard{K: 2, N: 4}) {
 		t.Fatalf("Parse(2/4) = %v, %v", s, err)
 	}
-	for _, bad := range []string{"", "2", "0/4", "5/4", "a/b", "1/0", "-1/3", "1/2/3"} {
+	for _, bad := range []string{"", "2", "0/4", "5/4", "a/b", "1/0", "-1/3", "1/2/3",
+		"1/9000000000000000000", "1/257", "+1/2", "01/2", "1/ 2", "1/2\n"} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) accepted", bad)
+		} else if !strings.Contains(err.Error(), "N <= 256") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Parse(%q): %v, want one line naming the bound", bad, err)
 		}
+	}
+	if s, err := Parse("256/256"); err != nil || s != (Shard{K: 256, N: Max}) {
+		t.Errorf("Parse(256/256) = %v, %v", s, err)
 	}
 	if !(Shard{}).All() || !(Shard{K: 1, N: 1}).All() || (Shard{K: 1, N: 2}).All() {
 		t.Error("All() is wrong")

@@ -8,13 +8,13 @@
 package schedule
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"logjam/internal/artifact"
 	"logjam/internal/axes"
 )
 
@@ -72,8 +72,8 @@ func (s Schedule) JSON() []byte {
 	return b
 }
 
-// Decode reads a schedule from Encode's form or from its JSON, and
-// validates it.
+// Decode reads a schedule from Encode's form or from its JSON (strict:
+// internal/artifact.Decode), and validates it.
 func Decode(raw string) (Schedule, error) {
 	raw = strings.TrimSpace(raw)
 	var b []byte
@@ -85,10 +85,8 @@ func Decode(raw string) (Schedule, error) {
 			return Schedule{}, fmt.Errorf("schedule: neither JSON nor base64 of JSON: %v", err)
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s Schedule
-	if err := dec.Decode(&s); err != nil {
+	if err := artifact.Decode(b, &s); err != nil { // strict JSON: internal/artifact's rules
 		return Schedule{}, fmt.Errorf("schedule: %v", err)
 	}
 	if err := s.Validate(); err != nil {

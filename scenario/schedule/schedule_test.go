@@ -133,6 +133,9 @@ func TestInContractTakesAbortsWithSeveralThreads(t *testing.T) {
 func TestBadSchedulesAreRefusedWithOneReason(t *testing.T) {
 	for raw, want := range map[string]string{
 		"%%%": "neither JSON nor base64",
+		`{"family":"sink","family":"lazyinit","policy":"logjam","platform":"linux","python":"3.12"}`:                                                                                                                                                                "appears twice",
+		`{"Family":"sink","policy":"logjam","platform":"linux","python":"3.12"}`:                                                                                                                                                                                    "not spelled as its field",
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12"} {}`:                                                                                                                                                                                 "more after",
 		`{"family":"sink","policy":"nosuch","platform":"linux","python":"3.12","sink":{}}`:                                                                                                                                                                          "policy",
 		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[]}}`:                                                                                                           "threads",
 		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","extra":1}`:                                                                                                                                                                          "unknown field",

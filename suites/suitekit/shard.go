@@ -25,7 +25,7 @@ func skipOtherShards() {
 	}
 	ginkgo.BeforeEach(func() {
 		if !s.Has(ginkgo.CurrentSpecReport().FullText()) {
-			ginkgo.Skip("in another shard than " + s.String())
+			ginkgo.Skip(shard.SkipMessage + s.String())
 		}
 	})
 }
