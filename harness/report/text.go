@@ -12,6 +12,29 @@ import (
 	"logjam/verdict"
 )
 
+// evidenceLines are what a cell not as expected shows under its line:
+// the reason, the cycle when one formed, and where its bundle is (each
+// clipped, neutralised: a cell may come from someone else's shard).
+func evidenceLines(c Cell) string {
+	var b strings.Builder
+	clip := func(s string) string {
+		if len(s) > 400 {
+			s = s[:400] + "..."
+		}
+		return textout.Terminal(s)
+	}
+	if r := c.Evidence.Reason; r != "" {
+		fmt.Fprintf(&b, "\n  reason: %s", clip(r))
+	}
+	if cy := c.Evidence.Cycle; cy != "" {
+		fmt.Fprintf(&b, "\n  cycle: %s", clip(cy))
+	}
+	if c.Bundle != "" {
+		fmt.Fprintf(&b, "\n  evidence: ./logjam replay %s", clip(c.Bundle))
+	}
+	return b.String()
+}
+
 // RenderText prints one table per family, a row per scenario and a column
 // per policy (or lazy-init variant); "!" marks an observation that differs
 // from the expected verdict (shown after "/"), "+check" a matching verdict
@@ -72,7 +95,7 @@ func RenderText(w io.Writer, m Matrix) int {
 				}
 				if c.Entry != "" && !c.VerdictMatches() {
 					entries = append(entries, fmt.Sprintf("%s: %s %s: expected %s, observed %s", textout.Terminal(c.Entry), textout.Terminal(c.Family), textout.Terminal(c.Name),
-						textout.Terminal(string(c.Expected)), textout.Terminal(string(c.Observed))))
+						textout.Terminal(string(c.Expected)), textout.Terminal(string(c.Observed)))+evidenceLines(c))
 				}
 			}
 			if rt := c.RealText(); rt != "" {
