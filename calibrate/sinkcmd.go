@@ -108,7 +108,13 @@ func Command(args []string, w io.Writer) int {
 		fmt.Fprintf(w, "logjam calibrate: "+format+"\n", a...)
 		return 2
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(w, "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]")
+		fmt.Fprintln(w, "\nyour own sink (docs/SINK.md) compiled into the calibration's extension and played on every real row,\non every interpreter found, both stderr profiles; its matrix and evidence under -out.\n\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		return 0
+	} else if err != nil {
 		return bad("%v (usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR])", err)
 	}
 	if *sinkPath == "" || fs.NArg() > 0 {
@@ -151,6 +157,13 @@ func Command(args []string, w io.Writer) int {
 		}
 	}
 	if len(ins) == 0 {
+		var found []string
+		for _, in := range Discover() {
+			found = append(found, in.Version)
+		}
+		if *py != "" && len(found) > 0 {
+			return bad("-py %s: no such interpreter among those found (%s)", *py, strings.Join(found, ", "))
+		}
 		return bad("no python3 (3.10-3.13) with its headers found")
 	}
 	if _, err := Compiler(); err != nil {

@@ -31,8 +31,12 @@ func main() { os.Exit(logjam(os.Args[1:], os.Stdout)) }
 // -sink` to the calibration (a user's sink on real CPython) and every other
 // command line to the runner.
 func logjam(args []string, w io.Writer) int {
-	if len(args) > 0 && (isHelp(args[0]) || args[0] == "chaos" && slices.ContainsFunc(args[1:], isHelp)) {
+	if len(args) > 0 && isHelp(args[0]) {
 		usage(w)
+		return 0
+	}
+	if len(args) > 0 && args[0] == "chaos" && search.IsCommand(args[1:]) && slices.ContainsFunc(args[1:], isHelp) {
+		search.Usage(w) // chaos -random -h: random search's own flags
 		return 0
 	}
 	if len(args) > 0 && args[0] == "test" {

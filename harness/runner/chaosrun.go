@@ -28,12 +28,14 @@ import (
 	"logjam/internal/shard"
 )
 
-const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-v]"
+const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-v] [FAMILY...]"
 
 // chaosOptions are logjam chaos's flags, checked before anything runs.
 type chaosOptions struct {
-	prof   config.Profile
-	root   string
+	prof config.Profile
+	root string
+	// only: the families named on the command line (none: every family).
+	only   []string
 	out    string
 	focus  string
 	shard  shard.Shard
@@ -77,9 +79,6 @@ func parseChaos(args []string) (chaosOptions, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q (flags go before nothing else)", fs.Arg(0))
-	}
 	if err := checkFocus(*focus); err != nil {
 		return o, err
 	}
@@ -109,10 +108,27 @@ func parseChaos(args []string) (chaosOptions, error) {
 		}
 	}
 	o.root, o.focus, o.procs, o.slots, o.runID, o.verbose = filepath.Dir(cfgPath), *focus, *procs, *slots, *runID, *f.verbose
+	if fs.NArg() > 0 {
+		all, err := families(o.root)
+		if err != nil {
+			return o, err
+		}
+		for _, fam := range fs.Args() {
+			if !slices.Contains(all, fam) {
+				return o, fmt.Errorf("no family %q (accepted: %s; flags go before the families)", fam, strings.Join(all, ", "))
+			}
+			if !slices.Contains(o.only, fam) {
+				o.only = append(o.only, fam)
+			}
+		}
+	}
 	if *out != "" {
 		o.out, _ = filepath.Abs(*out)
 	} else {
 		o.pointer = pointerFor(o.focus, o.shard)
+		if len(o.only) > 0 {
+			o.pointer = LatestFocusPointer // a part of the matrix, as a focus is
+		}
 	}
 	if o.procs == 0 {
 		o.procs = 4
@@ -159,7 +175,10 @@ type familyRun struct {
 func runChaos(args []string, w io.Writer) int {
 	o, err := parseChaos(args)
 	if errors.Is(err, flag.ErrHelp) {
-		return printUsage(w)
+		fs, _ := newChaosFlags()
+		subUsage(w, chaosUsage+"\n\nFAMILY...: run only these families (logjam list names them); -focus narrows them further.\n\nflags:", fs)
+		fmt.Fprintln(w, "\nenvironment: LOGJAM_PROFILE (local, nightly, focus), LOGJAM_TIMEOUT_SCALE, LOGJAM_SEED.\nrandom fault schedules instead of the suites: logjam chaos -random N (its flags: logjam -h)")
+		return 0
 	}
 	if err != nil {
 		return fail("chaos: %v (%s)", err, chaosUsage)
@@ -198,6 +217,9 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	fams, err := families(o.root)
 	if err != nil {
 		return fail("%v", err)
+	}
+	if len(o.only) > 0 {
+		fams = o.only
 	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fail("reports directory: %v", err)
