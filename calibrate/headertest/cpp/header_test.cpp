@@ -694,6 +694,33 @@ TEST(Outside, NoWaitWithTheGILAndALaterLineNeverOvertakesTheKept) {
   close(p.r);
 }
 
+// Flush at the outermost exit: the lines kept process-wide (this thread's
+// too, logged before the call) go first, then the call's own, under one
+// hold of the stdio lock.
+TEST(ExitFlush, TheProcessWideLinesGoBeforeTheCallsOwn) {
+  ht::Pipe p = ht::one_page_pipe();
+  std::string filler = ht::fill(p.w);
+  Child c;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
+    ht::log_all("o", 0, 3);  // outside a call, GIL held, fd 2 full: kept process-wide
+    logjam::enter();
+    ht::log_all("c", 0, 3);  // the room check finds none: kept by the call
+    ctl.say("kept");
+    if (ctl.hear() != "leave") return "no word";
+    if (!logjam::leave()) return "leave() raised";
+    return "";
+  });
+  close(p.w);
+  ASSERT_TRUE(c.expect("kept"));
+  ht::Reader r{p.r};
+  r.upto(filler.size(), 5000);
+  c.ctl.say("leave");
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, filler + lines("o", 0, 3) + lines("c", 0, 3)));
+  EXPECT_TRUE(c.ok());
+  close(p.r);
+}
+
 // Outside a call without the GIL, fd 2 full: the line waits the room
 // check's bound (not less, not grossly more), then is kept.
 TEST(Outside, WithoutTheGILALineWaitsTheBoundThenIsKept) {
