@@ -104,6 +104,46 @@ TEST(Direct, InACallEachLineIsOnFd2BeforeTheCallGoesOn) {
   close(p.r);
 }
 
+// Direct: only if the stdio lock is free. Another thread holds it (a
+// writer of its own, or a flush blocked on fd 2): the line is kept at
+// once, never waited for, and written at the call's exit.
+TEST(Direct, AHeldStdioLockKeepsTheLineWithoutWaitingForIt) {
+  ht::Pipe p = ht::one_page_pipe();
+  Child c;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
+    std::atomic<bool> held{false}, release{false};
+    std::thread holder([&] {
+      flockfile(stderr);
+      held = true;
+      for (int i = 0; i < 100 && !release.load(); i++) ht::sleep_ms(10);  // at most 1 s
+      funlockfile(stderr);
+    });
+    while (!held.load()) ht::sleep_ms(1);
+    logjam::enter();
+    auto t0 = Clock::now();
+    logjam::log('I', line("l", 0));
+    long us = ht::us_since(t0);
+    release = true;
+    holder.join();
+    ctl.say("took " + std::to_string(us));
+    if (ctl.hear() != "leave") return "no word";
+    if (!logjam::leave()) return "leave() raised";
+    return "";
+  });
+  close(p.w);
+  long us = c.value("took");
+  EXPECT_GE(us, 0);
+  EXPECT_LT(us, 500000L) << "the line waited " << us << " us for the stdio lock another thread held";
+  ht::Reader r{p.r};
+  r.avail(100);
+  EXPECT_EQ(r.got, "") << "the line went to fd 2 during the call";
+  c.ctl.say("leave");
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, line("l", 0)));
+  EXPECT_TRUE(c.ok());
+  close(p.r);
+}
+
 // Room check's bound (kRoomWaitMs, 100 ms): fd 2 full and no one reading,
 // a line in a call waits the bound, not less and not grossly more, and is
 // then kept (not on fd 2 until the call's exit).
