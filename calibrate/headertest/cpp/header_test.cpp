@@ -827,7 +827,9 @@ TEST(Outside, NoWaitWithTheGILAndALaterLineNeverOvertakesTheKept) {
   close(p.w);
   long held = c.value("held"), unheld = c.value("unheld");
   EXPECT_GE(held, 0);
-  EXPECT_LT(held, 50000) << "a line outside a call with the GIL held waited " << held << " us on a full fd 2";
+  // One try only (the lines after it are kept behind it): a bound just
+  // under the room check's, so a loaded machine does not fail it.
+  EXPECT_LT(held, 95000) << "a line outside a call with the GIL held waited " << held << " us on a full fd 2";
   EXPECT_GE(unheld, 0);
   ht::Reader r{p.r};
   r.upto(filler.size(), 5000);
