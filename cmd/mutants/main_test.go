@@ -86,3 +86,43 @@ func TestEveryMutantStillApplies(t *testing.T) {
 		t.Fatalf("mutants -check: exit %d\n%s", code, out.String())
 	}
 }
+
+// A mutant of a file that is not Go (the C++ header) is not vetted (its
+// folder holds no Go package) but built by its tests: a test that notices
+// it kills it, and a test that says "[build failed]" (the header's tests,
+// when the mutant does not compile) makes it the kit's error, not a kill.
+func TestAMutantOfAFileThatIsNotGoIsBuiltByItsTests(t *testing.T) {
+	bTest := "package b\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestH(t *testing.T) {\n\tb, _ := os.ReadFile(\"../include/h.hpp\")\n\tswitch string(b) {\n\tcase \"int f() { return 1; }\\n\":\n\tcase \"int f() { return 2 }\\n\":\n\t\tt.Fatal(\"[build failed] h.hpp: expected ';'\")\n\tdefault:\n\t\tt.Fatal(\"f is not 1\")\n\t}\n}\n"
+	dir := module(t, bTest)
+	if err := os.MkdirAll(filepath.Join(dir, "include"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "include", "h.hpp"), []byte("int f() { return 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := Mutant{ID: "h-returns-2", File: "include/h.hpp", Find: "return 1;", Replace: "return 2;", Test: []string{"./b"}, Bug: "f is off by one"}
+	if r := runOne(dir, m, 2*time.Minute); r.status != Killed {
+		t.Errorf("a header mutant its test notices: %s (%s), want %s", r.status, r.by, Killed)
+	}
+	m.ID, m.Replace = "h-does-not-compile", "return 2"
+	if r := runOne(dir, m, 2*time.Minute); r.status != Invalid {
+		t.Errorf("a header mutant that does not compile: %s (%s), want %s", r.status, r.by, Invalid)
+	}
+}
+
+// A kill by the header's tests names the GoogleTest tests that failed (once
+// each, though GoogleTest names each twice), then the Go test that ran them.
+func TestAKillByTheHeadersTestsNamesTheirFailures(t *testing.T) {
+	out := "--- FAIL: TestTheHeadersOwnRules (20.00s)\n" +
+		"    header_test.go:80: the header's tests failed (exit status 1):\n" +
+		"        [  FAILED  ] Pty.AReaderThatStopsMidLine (3991 ms)\n" +
+		"        [  FAILED  ] Stall.AfterAStall (221 ms)\n" +
+		"        [  FAILED  ] 2 tests, listed below:\n" +
+		"        [  FAILED  ] Pty.AReaderThatStopsMidLine\n" +
+		"        [  FAILED  ] Stall.AfterAStall\n" +
+		"FAIL\nFAIL\tlogjam/calibrate/headertest\t20.1s\n"
+	want := "Pty.AReaderThatStopsMidLine; Stall.AfterAStall; --- FAIL: TestTheHeadersOwnRules"
+	if got := killedBy([]byte(out)); got != want {
+		t.Errorf("killedBy: %q, want %q", got, want)
+	}
+}

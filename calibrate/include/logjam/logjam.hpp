@@ -398,6 +398,14 @@ inline size_t try_write(const char *p, size_t len) {
   return n;
 }
 
+// ms_left: what is left before deadline, in whole ms for poll, rounded up:
+// rounded down, a wait for room ended up to 1 ms before its bound.
+inline int ms_left(std::chrono::steady_clock::time_point deadline) {
+  auto left = deadline - std::chrono::steady_clock::now();
+  if (left <= left.zero()) return 0;
+  return (int)std::chrono::ceil<std::chrono::milliseconds>(left).count();
+}
+
 // room: fd 2 a pipe or socket: poll POLLOUT up to wait_ms (EINTR: poll
 // again for what is left); a tty or a file: room (a file always has it; a
 // tty is checked by room_now and the bounded write).
@@ -405,9 +413,8 @@ inline bool room(int wait_ms, Kind k) {
   if (k != Kind::Pipe && k != Kind::Socket) return true;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   for (;;) {
-    int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     struct pollfd q = {2, POLLOUT, 0};
-    int r = poll(&q, 1, left < 0 ? 0 : left);
+    int r = poll(&q, 1, ms_left(deadline));
     if (r > 0) return (q.revents & (POLLOUT | POLLERR | POLLHUP)) != 0;
     if (r == 0) return false;
     if (errno != EINTR) return true;
@@ -458,9 +465,8 @@ inline size_t write_bounded(const std::string &b, int wait_ms) {
   while (n < b.size()) {
     bool r;
     for (;;) {
-      int left = (int)std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       struct pollfd q = {2, POLLOUT, 0};
-      int p = poll(&q, 1, left < 0 ? 0 : left);
+      int p = poll(&q, 1, ms_left(deadline));
       if (p < 0 && errno == EINTR) continue;
       r = p > 0 ? (q.revents & (POLLOUT | POLLERR | POLLHUP)) != 0 : p < 0;  // an error other than EINTR: write and see
       break;
