@@ -1027,3 +1027,101 @@ TEST(ExitFlush, TheGILIsLetGoWhileTheFlushWaitsOnAFullFd2) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- fork
+
+namespace logjam {
+struct LogjamTestAccess {
+  static std::mutex &mu(Logjam &l) { return l.mu_; }
+};
+}  // namespace logjam
+
+namespace {
+
+// grandchild runs body in a fork of the child (its fd 2 is fd2 when >= 0)
+// and reports its status within ms: "exit N", "signal N", or "stuck" (it
+// was killed at the deadline).
+std::string grandchild(int fd2, const std::function<void()> &body, int ms = 2000) {
+  pid_t g = fork();
+  if (g == 0) {
+    if (fd2 >= 0) dup2(fd2, 2);
+    body();
+    _exit(0);
+  }
+  auto t0 = Clock::now();
+  int st = 0;
+  while (waitpid(g, &st, WNOHANG) == 0) {
+    if (ht::ms_since(t0) > ms) {
+      kill(g, SIGKILL);
+      waitpid(g, &st, 0);
+      return "stuck";
+    }
+    ht::sleep_ms(2);
+  }
+  return WIFSIGNALED(st) ? "signal " + std::to_string(WTERMSIG(st)) : "exit " + std::to_string(WEXITSTATUS(st));
+}
+
+// A fork while another thread holds the sink's own lock (a line being kept
+// process-wide): the child's first line that must be kept takes that lock,
+// which no thread of the child would ever let go. The sink takes it across
+// the fork (pthread_atfork), so the child logs.
+TEST(Fork, AForkWhileAnotherThreadHoldsTheSinksLockLeavesTheChildFree) {
+  ht::Pipe p = ht::one_page_pipe();
+  std::string filler = ht::fill(p.w);
+  Child c;
+  ht::spawn(c, -1, {p.r}, [&](Ctl &ctl) -> std::string {
+    auto *lj = dynamic_cast<logjam::Logjam *>(logjam::sink());
+    if (!lj) return "no Logjam sink";
+    std::atomic<bool> held{false}, done{false};
+    std::thread holder([&] {
+      std::lock_guard<std::mutex> g(logjam::LogjamTestAccess::mu(*lj));
+      held = true;
+      while (!done) ht::sleep_ms(1);
+    });
+    while (!held) ht::sleep_ms(1);
+    // The fork waits for the holder to let go (before_fork takes the
+    // lock): it lets go a little later, as a real keep would.
+    std::thread([&] { ht::sleep_ms(50); done = true; }).detach();
+    std::string st = grandchild(p.w, [] {
+      logjam::log('I', line("g", 0));  // outside a call, fd 2 full: kept, under the lock
+    });
+    holder.join();
+    ctl.say("grandchild " + st);
+    return "";
+  });
+  close(p.w);
+  std::string got = c.ctl.hear(10000);
+  EXPECT_EQ(got, "grandchild exit 0") << "a fork while another thread held the sink's lock: the child hung on it";
+  EXPECT_TRUE(c.ok());
+  close(p.r);
+}
+
+// Lines the parent kept process-wide before a fork are the parent's to
+// write: the child's copy is dropped, so a flush in the child does not
+// write them a second time.
+TEST(Fork, TheChildDoesNotWriteWhatTheParentKept) {
+  ht::Pipe p = ht::one_page_pipe();
+  std::string filler = ht::fill(p.w);
+  ht::Pipe q = ht::one_page_pipe();  // the child's own fd 2, empty
+  Child c;
+  ht::spawn(c, p.w, {p.r, q.r}, [&](Ctl &ctl) -> std::string {
+    std::thread([] { logjam::log('I', line("kept", 0)); }).join();  // no room, no GIL: kept after the bound
+    std::string st = grandchild(q.w, [] {
+      if (!logjam::flush_outside()) _exit(3);
+      logjam::log('I', line("child", 0));
+    });
+    ctl.say("grandchild " + st);
+    return "";
+  });
+  close(p.w);
+  close(q.w);
+  EXPECT_EQ(c.ctl.hear(10000), "grandchild exit 0");
+  ht::Reader r{q.r};
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, line("child", 0))) << "the child wrote the parent's kept line";
+  EXPECT_TRUE(c.ok());
+  close(p.r);
+  close(q.r);
+}
+
+}  // namespace

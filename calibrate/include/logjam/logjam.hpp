@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <mutex>
 #include <poll.h>
+#include <pthread.h>
 #include <string>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -596,15 +597,38 @@ class Sink {
   // Lines kept process-wide (logged outside any call); written at the next
   // outermost exit or at exit. False with the exception set.
   virtual bool flush_outside() { return true; }
+  // fork(): the locks a sink owns are the ones a fork can leave held in the
+  // child by a thread that is not there (CPython remakes its own, glibc
+  // its stdio locks: docs/FACTS.md). before_fork takes them on the forking
+  // thread, after_fork_parent lets them go, after_fork_child lets them go
+  // in the child and drops what the parent will write itself.
+  virtual void before_fork() {}
+  virtual void after_fork_parent() {}
+  virtual void after_fork_child() {}
 };
 
 namespace detail {
 inline std::atomic<Sink *> &sink_slot() { static std::atomic<Sink *> s{nullptr}; return s; }
+// The sink a fork's prepare handler took the locks of: the same one is let
+// go after, whatever install() did meanwhile.
+inline Sink *&forking_sink() { static Sink *s = nullptr; return s; }
+inline void register_at_fork() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    pthread_atfork(
+        [] { if ((forking_sink() = sink_slot().load())) forking_sink()->before_fork(); },
+        [] { if (forking_sink()) forking_sink()->after_fork_parent(); },
+        [] { if (forking_sink()) forking_sink()->after_fork_child(); });
+  });
+}
 }  // namespace detail
 
 // install makes s the process's sink (owned; never freed: a daemon thread
-// may log until the process ends).
-inline void install(Sink *s) { detail::sink_slot().store(s); }
+// may log until the process ends), with its at-fork handlers.
+inline void install(Sink *s) {
+  detail::register_at_fork();
+  detail::sink_slot().store(s);
+}
 inline Sink *sink() { return detail::sink_slot().load(); }
 
 // enter: a binding call begins on this thread (GIL held).
@@ -641,6 +665,7 @@ inline bool flush_outside() { return sink() ? sink()->flush_outside() : true; }
 
 // Logjam: the sink. Rule names follow sim/policy's logjamSink.
 class Logjam : public Sink {
+  friend struct LogjamTestAccess;  // calibrate/headertest: holds mu_ from another thread
   struct Call {
     bool direct = false, stalled = false;
     KeepBuffer kept;
@@ -653,6 +678,19 @@ class Logjam : public Sink {
   std::atomic<int> flushing_{0};           // flushes that have taken outside_'s lines and not yet written them
 
  public:
+  // fork(): mu_ held by the forking thread across it, so no other thread
+  // holds it in the child; the child's copy of the lines kept process-wide
+  // is dropped (the parent writes them: written twice otherwise).
+  // TestHeader Fork.* pins it.
+  void before_fork() override { mu_.lock(); }
+  void after_fork_parent() override { mu_.unlock(); }
+  void after_fork_child() override {
+    outside_.take();
+    outside_kept_.store(false);
+    flushing_.store(0);
+    mu_.unlock();
+  }
+
   const char *name() const override { return "logjam"; }
 
   // Enter: direct while sys.stderr is the original (or the daemon rule).
