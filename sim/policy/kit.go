@@ -242,6 +242,9 @@ func (k *kit) keep(t *sim.Thread, l sim.Line, why string) {
 type taken struct {
 	note  []byte
 	lines [][]byte
+	// upto: logjam's process-wide keep, the count of lines ever added to
+	// it when these were taken (logjamSink.behind).
+	upto uint64
 }
 
 func (tk taken) empty() bool { return tk.note == nil && len(tk.lines) == 0 }

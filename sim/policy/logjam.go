@@ -29,6 +29,14 @@ type logjamSink struct {
 	// flushing: flushes that have taken outside's lines and not yet written
 	// them all; a line logged outside a call meanwhile waits behind them.
 	flushing int
+
+	// added counts the lines ever kept in outside; taken, the most of them
+	// a finished flush had taken; written, that count once no flush was in
+	// flight; lastAdded, each thread's last. A
+	// thread whose last is above written has lines still waiting there
+	// (behind).
+	added, taken, written uint64
+	lastAdded             map[*sim.Thread]uint64
 }
 
 func newLogjamSink(k *kit) *logjamSink {
@@ -93,7 +101,7 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		}
 		p.keep(t, l, "fd 2 still stalled")
 	case t.InCall():
-		p.keep(t, l, "sys.stderr replaced")
+		p.keep(t, l, "sys.stderr replaced, or this thread's earlier lines wait in the process-wide keep")
 	default:
 		wait := RoomWait
 		if t.HoldsGIL() {
@@ -114,6 +122,11 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		}
 		p.mu.Lock()
 		p.outside.Add(l.Bytes)
+		p.added++
+		if p.lastAdded == nil {
+			p.lastAdded = map[*sim.Thread]uint64{}
+		}
+		p.lastAdded[t] = p.added
 		p.mu.Unlock()
 		p.rt.Route(t, l, "kept", "outside a call, sys.stderr replaced or no room: kept process-wide")
 	}
@@ -411,11 +424,32 @@ func (p *logjamSink) takeOutside() taken {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	note, lines := p.outside.Take()
-	tk := taken{note: note, lines: lines}
+	tk := taken{note: note, lines: lines, upto: p.added}
 	if !tk.empty() {
 		p.flushing++
 	}
 	return tk
+}
+
+// Enter is adaptive's, except that a thread whose own lines logged outside
+// a call still wait in the process-wide keep keeps its call's lines too:
+// its outermost exit writes the process-wide lines first, then the call's,
+// so its lines reach fd 2 in the order it logged them (a call's line that
+// found room went before them: REORDERED; TestALineKeptOutsideACallGoes
+// BeforeTheThreadsNextCall).
+func (p *logjamSink) Enter(t *sim.Thread) {
+	p.adaptiveSink.Enter(t)
+	if p.behind(t) {
+		p.call(t).direct = false
+	}
+}
+
+// behind reports whether t has lines in the process-wide keep, or taken
+// from it by a flush not yet done.
+func (p *logjamSink) behind(t *sim.Thread) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastAdded[t] > p.written
 }
 
 func (p *logjamSink) flushed(tk taken) {
@@ -424,5 +458,9 @@ func (p *logjamSink) flushed(tk taken) {
 	}
 	p.mu.Lock()
 	p.flushing--
+	p.taken = max(p.taken, tk.upto)
+	if p.flushing == 0 {
+		p.written = p.taken // only once no flush is in flight: one begun earlier may still be writing older lines
+	}
 	p.mu.Unlock()
 }

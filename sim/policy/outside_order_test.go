@@ -58,3 +58,53 @@ func TestAnOutsideLineWaitsBehindLinesAFlushHasTaken(t *testing.T) {
 		t.Fatalf("a line outside a call went to fd 2 while a flush had taken earlier lines and not yet written them (%d kept, want 1)", n)
 	}
 }
+
+// A thread's line kept outside a call (here behind a flush in flight) goes
+// before the lines of its next call: that call keeps them (not direct)
+// while the thread's own lines wait in the process-wide keep, and its
+// outermost exit writes the process-wide lines first. Once a flush wrote
+// them, a call goes direct again. The header pins the same rule in
+// Outside.ALineKeptOutsideACallGoesBeforeTheThreadsNextCall.
+func TestALineKeptOutsideACallGoesBeforeTheThreadsNextCall(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	saved, err := unix.Dup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Dup2(int(null.Fd()), 2); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) }()
+	mk, err := ByName("logjam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
+	line := sim.Line{Seq: 1, Level: sim.Info, Bytes: []byte("I 00:00:01.000001 executorch:module.cpp:58] outside a call\n")}
+	tk := p.takeOutside() // a flush in flight (of nothing kept yet)
+	p.mu.Lock()
+	p.flushing++ // takeOutside counts only a non-empty take
+	p.mu.Unlock()
+	p.Emit(rt.Main, line)
+	p.Enter(rt.Main)
+	if p.call(rt.Main).direct {
+		t.Fatal("a call went direct while its thread's line logged outside a call was still kept: its lines would reach fd 2 first (REORDERED)")
+	}
+	p.mu.Lock()
+	p.flushing--
+	p.mu.Unlock()
+	tk = p.takeOutside()
+	p.flushed(tk)
+	p.Enter(rt.Main)
+	if !p.call(rt.Main).direct {
+		t.Fatal("once a flush wrote the thread's kept lines, its next call did not go direct")
+	}
+}

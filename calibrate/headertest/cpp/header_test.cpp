@@ -1125,3 +1125,35 @@ TEST(Fork, TheChildDoesNotWriteWhatTheParentKept) {
 }
 
 }  // namespace
+
+namespace {
+
+// A thread's line kept outside a call (fd 2 full, the GIL held: no wait),
+// then, once fd 2 has room again, its line in a call: they reach fd 2 in
+// the order logged. The call keeps its line while the thread's own
+// outside line waits in the process-wide keep, and its outermost exit
+// writes the process-wide lines first (the model's
+// TestALineKeptOutsideACallGoesBeforeTheThreadsNextCall).
+TEST(Outside, ALineKeptOutsideACallGoesBeforeTheThreadsNextCall) {
+  ht::Pipe p = ht::one_page_pipe();
+  std::string filler = ht::fill(p.w);
+  Child c;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
+    logjam::log('I', line("o", 0));  // outside a call, GIL held, no room: kept
+    ctl.say("kept");
+    if (ctl.hear() != "room") return "no word";
+    if (!ht::call([] { logjam::log('I', line("c", 0)); })) return "the call raised";
+    return "";
+  });
+  close(p.w);
+  ASSERT_TRUE(c.expect("kept"));
+  ht::Reader r{p.r};
+  r.upto(filler.size(), 5000);
+  c.ctl.say("room");
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, filler + line("o", 0) + line("c", 0)));
+  EXPECT_TRUE(c.ok());
+  close(p.r);
+}
+
+}  // namespace

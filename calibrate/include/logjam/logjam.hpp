@@ -676,6 +676,14 @@ class Logjam : public Sink {
   KeepBuffer outside_;  // lines logged outside a call that could not go to fd 2 (and a daemon's unwritten count)
   std::atomic<bool> outside_kept_{false};  // outside_ is not empty: the exit's fast path skips mu_
   std::atomic<int> flushing_{0};           // flushes that have taken outside_'s lines and not yet written them
+  // added_ counts the lines ever kept in outside_, taken_ the most of them
+  // a flush took, written_ that count once no flush was in flight (mu_
+  // guards the first two); a thread whose last line kept there is above
+  // written_ is behind().
+  uint64_t added_ = 0, taken_ = 0;
+  std::atomic<uint64_t> written_{0};
+  static uint64_t &last_added() { static thread_local uint64_t n = 0; return n; }
+  bool behind() const { return last_added() > written_.load(); }
 
  public:
   // fork(): mu_ held by the forking thread across it, so no other thread
@@ -688,6 +696,7 @@ class Logjam : public Sink {
     outside_.take();
     outside_kept_.store(false);
     flushing_.store(0);
+    written_.store(added_);  // nothing of the child's is behind the parent's lines
     mu_.unlock();
   }
 
@@ -699,6 +708,12 @@ class Logjam : public Sink {
     if (!c.kept.empty()) c.kept.take();
     c.stalled = false;
     c.direct = !logjam::detail::replaced_seen().load() || daemon_rule();  // logjam::enter() just asked
+    // This thread's own lines logged outside a call still wait in the
+    // process-wide keep: the call keeps its lines too, and its outermost
+    // exit writes the process-wide ones first, so the thread's lines reach
+    // fd 2 in the order it logged them (Outside.ALineKeptOutsideACallGoes
+    // BeforeTheThreadsNextCall).
+    if (behind()) c.direct = false;
   }
 
   void emit(char level, const std::string &b) override {
@@ -740,6 +755,7 @@ class Logjam : public Sink {
     if (!backlog && !stderr_replaced() && fd2::try_direct(b, wait)) return;
     std::lock_guard<std::mutex> g(mu_);
     outside_.add(b);
+    last_added() = ++added_;
     outside_kept_.store(true);
   }
 
@@ -753,7 +769,7 @@ class Logjam : public Sink {
       Taken outside = take_outside();
       Taken t = outside.then(call().kept.take());
       Exc e = t.empty() ? Exc() : flush_to(t, "outermost exit");  // re-raised as itself
-      if (!outside.empty()) flushing_--;
+      if (!outside.empty()) flushed();
       return finish(e);
     }
     Exc out;
@@ -786,7 +802,7 @@ class Logjam : public Sink {
     Taken t = take_outside();
     if (t.empty()) return true;
     Exc e = flush_to(t, "next outermost exit");
-    flushing_--;
+    flushed();
     return finish(e);
   }
 
@@ -798,8 +814,18 @@ class Logjam : public Sink {
     std::lock_guard<std::mutex> g(mu_);
     Taken t = outside_.take();
     outside_kept_.store(false);
-    if (!t.empty()) flushing_++;
+    if (!t.empty()) {
+      flushing_++;
+      taken_ = added_;
+    }
     return t;
+  }
+
+  // flushed: a flush wrote what take_outside gave it; once none is in
+  // flight, every line taken so far is written.
+  void flushed() {
+    std::lock_guard<std::mutex> g(mu_);
+    if (--flushing_ == 0) written_.store(taken_);
   }
 
   static bool finish(Exc &e) {
