@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,27 +15,9 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
-)
 
-// tagged lists the live processes whose environment holds tag (everything
-// a run starts inherits it: go, ginkgo, the suites, simrt, its children).
-func tagged(tag string) []string {
-	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	var found []string
-	for _, p := range envs {
-		b, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(b, []byte("\x00"+tag+"\x00")) && !bytes.HasPrefix(b, []byte(tag+"\x00")) {
-			continue
-		}
-		dir := filepath.Dir(p)
-		if st, err := os.ReadFile(filepath.Join(dir, "stat")); err == nil && strings.Contains(string(st), ") Z ") {
-			continue // a zombie runs nothing
-		}
-		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
-		found = append(found, filepath.Base(dir)+": "+strings.ReplaceAll(string(bytes.TrimRight(cmdline, "\x00")), "\x00", " "))
-	}
-	return found
-}
+	"logjam/internal/testkit"
+)
 
 // A real SIGINT to a real `logjam chaos` process group, as a terminal's
 // Ctrl-C sends it, while a cell hangs (strict mode waits its deadline):
@@ -73,7 +54,7 @@ func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
 	families := regexp.MustCompile(`building \d+ suites \(([a-z0-9, ]+)\)`).FindStringSubmatch(string(session.Out.Contents()))[1]
 	g.Eventually(func() []string {
 		var waiting []string
-		live := strings.Join(tagged(tag), "\n")
+		live := strings.Join(testkit.Tagged(tag), "\n")
 		for _, fam := range strings.Split(families, ", ") {
 			withCells := fam == "capture" || fam == "utf8"
 			switch {
@@ -88,7 +69,7 @@ func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
 	}).WithTimeout(4*time.Minute).WithPolling(100*time.Millisecond).Should(BeEmpty(), "families other than deadlock still running")
 	g.Eventually(func() []string {
 		var d1 []string
-		for _, p := range tagged(tag) {
+		for _, p := range testkit.Tagged(tag) {
 			if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
 				d1 = append(d1, p)
 			}
@@ -98,7 +79,7 @@ func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
 
 	g.Expect(syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)).To(Succeed())
 	g.Eventually(session).WithTimeout(60 * time.Second).Should(gexec.Exit(130))
-	g.Expect(tagged(tag)).To(BeEmpty(), "processes of the run still alive after logjam exited")
+	g.Expect(testkit.Tagged(tag)).To(BeEmpty(), "processes of the run still alive after logjam exited")
 
 	stdout := string(session.Out.Contents())
 	for _, row := range []string{`C1\s+OK`, `D1\s+!INTERRUPTED/HANG`, `D2\s+NOTRUN`, `U1\s+CRASH`} {

@@ -14,6 +14,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
+
+	"logjam/internal/testkit"
 )
 
 // readmeCommands are the commands of README.md's "Two commands" block,
@@ -102,7 +104,7 @@ func TestTheReadmesCommandCarriesTheExitStatus(t *testing.T) {
 		cmd, s := runLine(t, root, line, `-focus 'D1 .*policy=pystderr' -out `+t.TempDir(), tag, "LOGJAM_PROFILE=nightly")
 		g.Eventually(func() []string {
 			var d1 []string
-			for _, p := range tagged(tag) {
+			for _, p := range testkit.Tagged(tag) {
 				if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
 					d1 = append(d1, p)
 				}
@@ -115,7 +117,7 @@ func TestTheReadmesCommandCarriesTheExitStatus(t *testing.T) {
 		// The terminal signals the whole group and go tool passes its
 		// SIGINT on: one Ctrl-C, never taken for a second one.
 		g.Expect(string(s.Err.Contents())).NotTo(ContainSubstring("killing the families"))
-		g.Expect(tagged(tag)).To(BeEmpty(), "processes of the run still alive after it exited")
+		g.Expect(testkit.Tagged(tag)).To(BeEmpty(), "processes of the run still alive after it exited")
 	})
 	t.Run("go run would lose the status", func(t *testing.T) {
 		g := NewWithT(t)
