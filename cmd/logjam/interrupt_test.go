@@ -19,6 +19,20 @@ import (
 	"logjam/internal/testkit"
 )
 
+// playing polls for Eventually: the children (simrt) of the run tagged
+// tag that play scenario, each as testkit.Tagged shows it.
+func playing(tag, scenario string) func() []string {
+	return func() []string {
+		var found []string
+		for _, p := range testkit.Tagged(tag) {
+			if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario "+scenario+" ") {
+				found = append(found, p)
+			}
+		}
+		return found
+	}
+}
+
 // A real SIGINT to a real `logjam chaos` process group, as a terminal's
 // Ctrl-C sends it, while a cell hangs (strict mode waits its deadline):
 // the run ends within seconds with status 130, renders the cells that ran,
@@ -67,15 +81,7 @@ func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
 		}
 		return waiting
 	}).WithTimeout(4*time.Minute).WithPolling(100*time.Millisecond).Should(BeEmpty(), "families other than deadlock still running")
-	g.Eventually(func() []string {
-		var d1 []string
-		for _, p := range testkit.Tagged(tag) {
-			if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
-				d1 = append(d1, p)
-			}
-		}
-		return d1
-	}).WithTimeout(4*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
+	g.Eventually(playing(tag, "D1")).WithTimeout(4*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
 
 	g.Expect(syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)).To(Succeed())
 	g.Eventually(session).WithTimeout(60 * time.Second).Should(gexec.Exit(130))

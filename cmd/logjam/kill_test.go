@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,15 +38,7 @@ func TestKill9LeavesNoProcessAndTheNextRunSweepsItsScratch(t *testing.T) {
 		g.Expect(cmd.Start()).To(Succeed())
 		waited := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(waited) }()
-		g.Eventually(func() []string {
-			var d1 []string
-			for _, p := range testkit.Tagged(tag) {
-				if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
-					d1 = append(d1, p)
-				}
-			}
-			return d1
-		}).WithTimeout(5*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
+		g.Eventually(playing(tag, "D1")).WithTimeout(5*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
 		g.Expect(len(testkit.Tagged(tag))).To(BeNumerically(">=", 4), "the run's tree (logjam, ginkgo, a spec process, simrt)")
 
 		g.Expect(cmd.Process.Signal(syscall.SIGKILL)).To(Succeed())

@@ -102,15 +102,7 @@ func TestTheReadmesCommandCarriesTheExitStatus(t *testing.T) {
 		g := NewWithT(t)
 		tag := fmt.Sprintf("LOGJAM_README_TEST=%d", os.Getpid())
 		cmd, s := runLine(t, root, line, `-focus 'D1 .*policy=pystderr' -out `+t.TempDir(), tag, "LOGJAM_PROFILE=nightly")
-		g.Eventually(func() []string {
-			var d1 []string
-			for _, p := range testkit.Tagged(tag) {
-				if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
-					d1 = append(d1, p)
-				}
-			}
-			return d1
-		}).WithTimeout(8*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
+		g.Eventually(playing(tag, "D1")).WithTimeout(8*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
 		g.Expect(syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)).To(Succeed())
 		g.Eventually(s).WithTimeout(90 * time.Second).Should(gexec.Exit(130))
 		g.Expect(string(s.Out.Contents())).To(ContainSubstring("INTERRUPTED"))
