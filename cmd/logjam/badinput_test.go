@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/onsi/gomega/gexec"
+
+	"logjam/internal/testkit"
 )
 
 // Every bad input the product accepts, through logjam, simrt and a suite's
@@ -28,7 +30,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		if simrtBin, err = gexec.Build("logjam/cmd/simrt"); err != nil {
+		if simrtBin, err = testkit.ChildPath(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

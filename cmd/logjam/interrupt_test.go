@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,26 +15,22 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
+
+	"logjam/internal/testkit"
 )
 
-// tagged lists the live processes whose environment holds tag (everything
-// a run starts inherits it: go, ginkgo, the suites, simrt, its children).
-func tagged(tag string) []string {
-	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	var found []string
-	for _, p := range envs {
-		b, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(b, []byte("\x00"+tag+"\x00")) && !bytes.HasPrefix(b, []byte(tag+"\x00")) {
-			continue
+// playing polls for Eventually: the children (simrt) of the run tagged
+// tag that play scenario, each as testkit.Tagged shows it.
+func playing(tag, scenario string) func() []string {
+	return func() []string {
+		var found []string
+		for _, p := range testkit.Tagged(tag) {
+			if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario "+scenario+" ") {
+				found = append(found, p)
+			}
 		}
-		dir := filepath.Dir(p)
-		if st, err := os.ReadFile(filepath.Join(dir, "stat")); err == nil && strings.Contains(string(st), ") Z ") {
-			continue // a zombie runs nothing
-		}
-		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
-		found = append(found, filepath.Base(dir)+": "+strings.ReplaceAll(string(bytes.TrimRight(cmdline, "\x00")), "\x00", " "))
+		return found
 	}
-	return found
 }
 
 // A real SIGINT to a real `logjam chaos` process group, as a terminal's
@@ -73,7 +68,7 @@ func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
 	families := regexp.MustCompile(`building \d+ suites \(([a-z0-9, ]+)\)`).FindStringSubmatch(string(session.Out.Contents()))[1]
 	g.Eventually(func() []string {
 		var waiting []string
-		live := strings.Join(tagged(tag), "\n")
+		live := strings.Join(testkit.Tagged(tag), "\n")
 		for _, fam := range strings.Split(families, ", ") {
 			withCells := fam == "capture" || fam == "utf8"
 			switch {
@@ -86,19 +81,11 @@ func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
 		}
 		return waiting
 	}).WithTimeout(4*time.Minute).WithPolling(100*time.Millisecond).Should(BeEmpty(), "families other than deadlock still running")
-	g.Eventually(func() []string {
-		var d1 []string
-		for _, p := range tagged(tag) {
-			if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
-				d1 = append(d1, p)
-			}
-		}
-		return d1
-	}).WithTimeout(4*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
+	g.Eventually(playing(tag, "D1")).WithTimeout(4*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
 
 	g.Expect(syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)).To(Succeed())
 	g.Eventually(session).WithTimeout(60 * time.Second).Should(gexec.Exit(130))
-	g.Expect(tagged(tag)).To(BeEmpty(), "processes of the run still alive after logjam exited")
+	g.Expect(testkit.Tagged(tag)).To(BeEmpty(), "processes of the run still alive after logjam exited")
 
 	stdout := string(session.Out.Contents())
 	for _, row := range []string{`C1\s+OK`, `D1\s+!INTERRUPTED/HANG`, `D2\s+NOTRUN`, `U1\s+CRASH`} {

@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"logjam/internal/testkit"
 )
 
 // kill -9 of a running `logjam chaos` (no handler runs) while a family's
@@ -37,16 +38,8 @@ func TestKill9LeavesNoProcessAndTheNextRunSweepsItsScratch(t *testing.T) {
 		g.Expect(cmd.Start()).To(Succeed())
 		waited := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(waited) }()
-		g.Eventually(func() []string {
-			var d1 []string
-			for _, p := range tagged(tag) {
-				if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
-					d1 = append(d1, p)
-				}
-			}
-			return d1
-		}).WithTimeout(5*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
-		g.Expect(len(tagged(tag))).To(BeNumerically(">=", 4), "the run's tree (logjam, ginkgo, a spec process, simrt)")
+		g.Eventually(playing(tag, "D1")).WithTimeout(5*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
+		g.Expect(len(testkit.Tagged(tag))).To(BeNumerically(">=", 4), "the run's tree (logjam, ginkgo, a spec process, simrt)")
 
 		g.Expect(cmd.Process.Signal(syscall.SIGKILL)).To(Succeed())
 		<-waited
@@ -54,7 +47,7 @@ func TestKill9LeavesNoProcessAndTheNextRunSweepsItsScratch(t *testing.T) {
 		// loaded machine too (a fixed 1 s failed a fresh-clone CI beside a
 		// random-run measurement at load 20: a spec process still exiting).
 		// An orphan would live on until D1's own deadline (60 s nightly).
-		g.Eventually(func() []string { return tagged(tag) }).WithTimeout(10*time.Second).WithPolling(100*time.Millisecond).
+		g.Eventually(func() []string { return testkit.Tagged(tag) }).WithTimeout(10*time.Second).WithPolling(100*time.Millisecond).
 			Should(BeEmpty(), "round %d: processes of the killed run alive 10 s later", round)
 		killed = append(killed, cmd.Process.Pid)
 	}

@@ -14,6 +14,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
+
+	"logjam/internal/testkit"
 )
 
 // readmeCommands are the commands of README.md's "Two commands" block,
@@ -100,22 +102,14 @@ func TestTheReadmesCommandCarriesTheExitStatus(t *testing.T) {
 		g := NewWithT(t)
 		tag := fmt.Sprintf("LOGJAM_README_TEST=%d", os.Getpid())
 		cmd, s := runLine(t, root, line, `-focus 'D1 .*policy=pystderr' -out `+t.TempDir(), tag, "LOGJAM_PROFILE=nightly")
-		g.Eventually(func() []string {
-			var d1 []string
-			for _, p := range tagged(tag) {
-				if strings.Contains(p, "simrt ") && strings.Contains(p, "-scenario D1 ") {
-					d1 = append(d1, p)
-				}
-			}
-			return d1
-		}).WithTimeout(8*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
+		g.Eventually(playing(tag, "D1")).WithTimeout(8*time.Minute).WithPolling(100*time.Millisecond).ShouldNot(BeEmpty(), "D1 never started")
 		g.Expect(syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)).To(Succeed())
 		g.Eventually(s).WithTimeout(90 * time.Second).Should(gexec.Exit(130))
 		g.Expect(string(s.Out.Contents())).To(ContainSubstring("INTERRUPTED"))
 		// The terminal signals the whole group and go tool passes its
 		// SIGINT on: one Ctrl-C, never taken for a second one.
 		g.Expect(string(s.Err.Contents())).NotTo(ContainSubstring("killing the families"))
-		g.Expect(tagged(tag)).To(BeEmpty(), "processes of the run still alive after it exited")
+		g.Expect(testkit.Tagged(tag)).To(BeEmpty(), "processes of the run still alive after it exited")
 	})
 	t.Run("go run would lose the status", func(t *testing.T) {
 		g := NewWithT(t)

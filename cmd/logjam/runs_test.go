@@ -3,7 +3,6 @@ package main_test
 import (
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,39 +11,9 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-)
 
-// copyModule copies the module's sources (no reports, no dot folders) to a
-// fresh folder: a run there touches nothing of the checkout's reports/.
-func copyModule(t *testing.T, root string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || rel == "reports") {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".test") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		info, _ := d.Info()
-		return os.WriteFile(filepath.Join(dst, rel), b, info.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
+	"logjam/internal/testkit"
+)
 
 // Two focused runs at once in one tree, beside the last full matrix (one
 // with a line per cell, -v, the other with the count): each
@@ -56,9 +25,7 @@ func TestTwoRunsAtOnceAndAFocusedRunLeaveTheFullMatrixIntact(t *testing.T) {
 		t.Skip("-short: compiles and runs the suites")
 	}
 	g := NewWithT(t)
-	src, err := filepath.Abs("../..")
-	g.Expect(err).NotTo(HaveOccurred())
-	root := copyModule(t, src)
+	root := testkit.CopyModule(t)
 	full := filepath.Join(root, "reports", "runs", "full")
 	g.Expect(os.MkdirAll(full, 0o755)).To(Succeed())
 	g.Expect(os.WriteFile(filepath.Join(full, "matrix.json"), []byte("[]"), 0o644)).To(Succeed())
@@ -118,9 +85,7 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 		t.Skip("-short: compiles and runs the suites")
 	}
 	g := NewWithT(t)
-	src, err := filepath.Abs("../..")
-	g.Expect(err).NotTo(HaveOccurred())
-	root := copyModule(t, src)
+	root := testkit.CopyModule(t)
 	own := t.TempDir()
 	for _, args := range [][]string{
 		{"chaos", "-focus", "ZZZ9 no such cell"},
@@ -130,7 +95,7 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 		cmd.Dir = root
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err = cmd.Run()
+		err := cmd.Run()
 		var exit *exec.ExitError
 		g.Expect(errors.As(err, &exit)).To(BeTrue(), "%v: exit 0 for an empty focus:\n%s", args, stdout.String())
 		g.Expect(exit.ExitCode()).To(Equal(2), "%v", args)
@@ -140,7 +105,7 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 	}
 	runs, _ := filepath.Glob(filepath.Join(root, "reports", "runs", "*"))
 	g.Expect(runs).To(BeEmpty(), "the empty run left its folder")
-	_, err = os.Lstat(filepath.Join(root, "reports", "latest-focus"))
+	_, err := os.Lstat(filepath.Join(root, "reports", "latest-focus"))
 	g.Expect(os.IsNotExist(err)).To(BeTrue(), "latest-focus moved to an empty run")
 	g.Expect(own).To(BeADirectory(), "the user's own -out folder was removed")
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"logjam/internal/testkit"
 	"logjam/pipes"
 	"logjam/telemetry"
 )
@@ -26,10 +26,7 @@ func TestAHungCellRunByHandShowsTheCycleAndEndsOnCtrlBackslash(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux: pipes.OpenPTY")
 	}
-	bin := filepath.Join(t.TempDir(), "simrt")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build simrt: %v\n%s", err, out)
-	}
+	bin := testkit.Child(t)
 	master, slave, err := pipes.OpenPTY()
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"logjam/internal/testkit"
 	"logjam/telemetry"
 )
 
@@ -18,10 +19,7 @@ import (
 // -deadline (exit 124). An fd 3 the child merely inherited gets no
 // telemetry; -telemetry-fd 3 asks for it.
 func TestAHungRunByHandWithoutATerminalEndsAtItsDeadline(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "simrt")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build simrt: %v\n%s", err, out)
-	}
+	bin := testkit.Child(t)
 	for _, c := range []struct {
 		name      string
 		args      []string

@@ -2,14 +2,13 @@ package cell_test
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"logjam/harness/cell"
 	"logjam/internal/config"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 )
 
@@ -19,15 +18,6 @@ import (
 //	go test -run '^$' -bench . -benchtime 50x ./cell/
 
 var profile = config.Profile{Name: "bench", Deadline: 20 * time.Second, TimeoutScale: 1, Mode: "fast", Repeat: 1, GraceFloor: 2 * time.Second}
-
-func simrt(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "simrt")
-	if out, err := exec.Command("go", "build", "-o", bin, "logjam/cmd/simrt").CombinedOutput(); err != nil {
-		b.Fatalf("build simrt: %v\n%s", err, out)
-	}
-	return bin
-}
 
 func percentiles(b *testing.B, unit string, xs []float64) {
 	slices.Sort(xs)
@@ -39,7 +29,7 @@ func percentiles(b *testing.B, unit string, xs []float64) {
 // BenchmarkCycleToVerdict: from the wait-for cycle forming in the child (its
 // telemetry timestamp) to the HANG verdict in the parent (D1, pystderr).
 func BenchmarkCycleToVerdict(b *testing.B) {
-	bin := simrt(b)
+	bin := testkit.Child(b)
 	var lag []float64
 	for b.Loop() {
 		out, err := cell.Run(context.Background(), bin, cell.Spec{Cell: scenario.Cell{Scenario: "D1", Policy: "pystderr", Platform: "linux", Python: "3.12"}}, profile)
@@ -54,7 +44,7 @@ func BenchmarkCycleToVerdict(b *testing.B) {
 // BenchmarkD1CompletesUnderFD2: completion time of D1 under fd2 against the
 // deadline (the ratio deadline / p99 is the margin).
 func BenchmarkD1CompletesUnderFD2(b *testing.B) {
-	bin := simrt(b)
+	bin := testkit.Child(b)
 	var ms []float64
 	for b.Loop() {
 		out, err := cell.Run(context.Background(), bin, cell.Spec{Cell: scenario.Cell{Scenario: "D1", Policy: "fd2", Platform: "linux", Python: "3.12"}}, profile)
@@ -71,7 +61,7 @@ func BenchmarkD1CompletesUnderFD2(b *testing.B) {
 // BenchmarkChildOverhead: spawn to exit of a child whose program does
 // nothing but print done (H0), through the watchdog.
 func BenchmarkChildOverhead(b *testing.B) {
-	bin := simrt(b)
+	bin := testkit.Child(b)
 	var ms []float64
 	for b.Loop() {
 		out, err := cell.Run(context.Background(), bin, cell.Spec{Cell: scenario.Cell{Scenario: "H0"}}, profile)

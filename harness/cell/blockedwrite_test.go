@@ -2,13 +2,12 @@ package cell_test
 
 import (
 	"context"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
 	"logjam/harness/cell"
-	"logjam/internal/childbin"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 	"logjam/scenario/schedule"
 	"logjam/telemetry"
@@ -21,12 +20,7 @@ func TestABlockedWriteIsOneEventPerWrite(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux: a capture pipe's capacity")
 	}
-	bin := filepath.Join(t.TempDir(), "simrt")
-	build := childbin.BuildCommand(t.Context(), bin)
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build simrt: %v\n%s", err, out)
-	}
+	bin := testkit.Child(t)
 	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
 		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Wurlitzer, Capacity: 4096, Chunk: 1},
 			Stderr:  schedule.Stderr{Kind: schedule.StderrOriginal},

@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
 
 	"logjam/harness/cell"
 	"logjam/internal/axes"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 )
 
@@ -31,10 +31,7 @@ func TestCallerSIGINTDispositionDoesNotReachTheChild(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux: I2's one-page pipe")
 	}
-	bin := filepath.Join(t.TempDir(), "simrt")
-	if out, err := exec.Command("go", "build", "-o", bin, "logjam/cmd/simrt").CombinedOutput(); err != nil {
-		t.Fatalf("build simrt: %v\n%s", err, out)
-	}
+	bin := testkit.Child(t)
 	caller := func(trap string) map[string]string {
 		// The shell sets the disposition, and exec keeps an ignored one.
 		cmd := exec.Command("sh", "-c", trap+`; exec "$0" -test.run='^TestHelperRunsI2$' -test.v`, os.Args[0])

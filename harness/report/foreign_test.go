@@ -69,16 +69,8 @@ func TestForeignTextIsNeutralisedWhereItLands(t *testing.T) {
 			t.Errorf("markdown lets %q in:\n%s", bad, prose)
 		}
 	}
-	header := ""
-	for _, l := range strings.Split(md, "\n") {
-		switch {
-		case !strings.HasPrefix(l, "|"):
-			header = ""
-		case header == "":
-			header = l
-		case pipes(l) != pipes(header):
-			t.Errorf("a table row has more or fewer cells than its header %q: %q", header, l)
-		}
+	for _, m := range misfits(md) {
+		t.Errorf("a table row has more or fewer cells than its header %q: %q", m.header, m.row)
 	}
 	junit, err := JUnit(Run{ID: "r"}, Group(m))
 	if err != nil {
@@ -87,6 +79,24 @@ func TestForeignTextIsNeutralisedWhereItLands(t *testing.T) {
 	if strings.Contains(string(junit), "curl evil") {
 		t.Errorf("JUnit carries the recorded rerun command:\n%s", junit)
 	}
+}
+
+// misfits are the table rows of markdown md with more or fewer cells than
+// their table's header (a table: consecutive lines starting with "|").
+func misfits(md string) []struct{ row, header string } {
+	var bad []struct{ row, header string }
+	header := ""
+	for _, l := range strings.Split(md, "\n") {
+		switch {
+		case !strings.HasPrefix(l, "|"):
+			header = ""
+		case header == "":
+			header = l
+		case pipes(l) != pipes(header):
+			bad = append(bad, struct{ row, header string }{l, header})
+		}
+	}
+	return bad
 }
 
 // pipes counts a table line's cell borders (an escaped \| is text).
@@ -153,16 +163,8 @@ func FuzzRenderForeignCell(f *testing.F) {
 				}
 			}
 		}
-		header := ""
-		for _, l := range strings.Split(md, "\n") {
-			switch {
-			case !strings.HasPrefix(l, "|"):
-				header = ""
-			case header == "":
-				header = l
-			case pipes(l) != pipes(header):
-				t.Fatalf("a row %q does not fit its header %q", l, header)
-			}
+		if m := misfits(md); len(m) > 0 {
+			t.Fatalf("a row %q does not fit its header %q", m[0].row, m[0].header)
 		}
 	})
 }

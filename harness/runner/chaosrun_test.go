@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"logjam/harness/report"
+	"logjam/internal/testkit"
 )
 
 // Bad input gets one line and status 2, before anything is built or run.
@@ -31,7 +31,7 @@ func TestBadInputIsOneLineAndStatus2(t *testing.T) {
 		{"report", "merge", t.TempDir()},
 		{"report", "diff", "a"},
 	} {
-		stderr := captureStderr(t, func() {
+		stderr := testkit.CaptureStderr(t, func() {
 			var out bytes.Buffer
 			if code := Main(args, &out); code != 2 {
 				t.Errorf("%v: exit %d, want 2", args, code)
@@ -49,22 +49,6 @@ func TestBadInputIsOneLineAndStatus2(t *testing.T) {
 	}
 }
 
-func captureStderr(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stderr
-	os.Stderr = w
-	defer func() { os.Stderr = old }()
-	f()
-	w.Close()
-	var b bytes.Buffer
-	b.ReadFrom(r)
-	return b.String()
-}
-
 // The rerun command a cell carries works from a folder deep inside the
 // module (it is a shell line: cd to the module root, then Ginkgo).
 func TestRerunRunsFromASubfolder(t *testing.T) {
@@ -79,51 +63,11 @@ func TestRerunRunsFromASubfolder(t *testing.T) {
 	// In a copy of the module: Ginkgo compiles the suite into its folder and
 	// removes it after, which would pull the binary from under a `ginkgo -r`
 	// running this test in the real tree.
-	cmd.Dir = filepath.Join(copyModule(t), "sim")
+	cmd.Dir = filepath.Join(testkit.CopyModule(t), "sim")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Ran 1 of") {
 		t.Fatalf("the rerun line failed from sim/: %v\n%s", err, out)
 	}
-}
-
-// copyModule copies the module's sources (no dot folders, reports or
-// compiled tests) into a temporary folder and returns it.
-func copyModule(t *testing.T) string {
-	t.Helper()
-	src, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := t.TempDir()
-	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		name := d.Name()
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(name, ".") || rel == "reports") {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() || strings.HasSuffix(name, ".test") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, info.Mode().Perm()) // ./logjam stays executable
-	})
-	if err != nil {
-		t.Fatalf("copying the module: %v", err)
-	}
-	return dst
 }
 
 // A family's progress line has colour on a terminal only.

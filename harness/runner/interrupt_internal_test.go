@@ -14,6 +14,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gleak"
+
+	"logjam/internal/proc"
 )
 
 // startFamily starts script as logjam chaos starts a family (its own process
@@ -130,13 +132,11 @@ func leaveZombie(t *testing.T, st *stopper) int {
 	return pid
 }
 
-// stateAndParent is a process's state and parent pid from /proc.
+// stateAndParent is a process's state and parent pid, as "Z 123".
 func stateAndParent(pid int) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 2 {
+	p, err := proc.Read(pid)
+	if err != nil {
 		return ""
 	}
-	return f[0] + " " + f[1]
+	return string(p.State) + " " + strconv.Itoa(p.PPid)
 }

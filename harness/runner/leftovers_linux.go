@@ -3,18 +3,18 @@ package runner
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"logjam/internal/proc"
 )
 
 // becomeSubreaper makes logjam adopt every orphan among its descendants, so
 // killLeftovers can find a process that left the suites' process group.
-func becomeSubreaper() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+func becomeSubreaper() { _ = proc.BecomeSubreaper() }
 
 // killLeftovers kills and reaps every child logjam still has once the
 // families are done: processes it adopted when their parents died. An
@@ -59,27 +59,10 @@ type child struct {
 
 // children lists the processes whose parent is ppid, from /proc.
 func children(ppid int) []child {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var kids []child
-	for _, p := range stats {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		if pp, err := strconv.Atoi(f[1]); err == nil && pp == ppid {
-			if pid, err := strconv.Atoi(strings.Fields(s)[0]); err == nil {
-				kids = append(kids, child{pid: pid, zombie: f[0] == "Z"})
-			}
+	for _, p := range proc.List() {
+		if p.PPid == ppid {
+			kids = append(kids, child{pid: p.Pid, zombie: p.Zombie()})
 		}
 	}
 	return kids

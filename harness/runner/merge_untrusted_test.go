@@ -14,6 +14,7 @@ import (
 
 	"logjam/harness/report"
 	"logjam/internal/shard"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -93,7 +94,7 @@ func runMerge(t *testing.T, args ...string) (int, string, string) {
 	var out bytes.Buffer
 	code := -1
 	done := make(chan struct{})
-	stderr := captureStderr(t, func() {
+	stderr := testkit.CaptureStderr(t, func() {
 		go func() { defer close(done); code = Main(args, &out) }()
 		select {
 		case <-done:

@@ -4,16 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"logjam/harness/cell"
 	"logjam/harness/report"
-	"logjam/internal/childbin"
-	"logjam/internal/config"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -23,23 +20,9 @@ import (
 // stand-in kept by its digest like any child: every other run it is the
 // real simrt, in between it exits 0 at once (another verdict).
 func TestReplayFailsWhenOnlySomeReplaysDiffer(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("needs Linux")
-	}
-	t.Setenv(childbin.CacheEnv, t.TempDir())
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, err := config.Load(filepath.Join(root, config.FileName), "local")
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := replaySetup(t, "needs Linux")
 	tmp := t.TempDir()
-	real := filepath.Join(tmp, "simrt")
-	if out, err := exec.Command("go", "build", "-o", real, childbin.Package).CombinedOutput(); err != nil {
-		t.Fatalf("build simrt: %v\n%s", err, out)
-	}
+	real := testkit.Child(t)
 	counter := filepath.Join(tmp, "runs")
 	standIn := filepath.Join(tmp, "stand-in")
 	script := fmt.Sprintf("#!/bin/sh\nn=$(cat %[1]q 2>/dev/null || echo 0)\necho $((n+1)) > %[1]q\n[ $((n %% 2)) -eq 0 ] && exec %[2]q \"$@\"\nexit 0\n", counter, real)

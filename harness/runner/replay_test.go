@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"logjam/harness/report"
 	"logjam/internal/childbin"
 	"logjam/internal/config"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -26,23 +26,9 @@ import (
 // lost it. A bundle whose cell was changed replays to a different verdict,
 // and says so.
 func TestReplayReproducesAForcedFailureOfEveryFamily(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("needs Linux: the pipes, signals and fatal cells")
-	}
-	t.Setenv(childbin.CacheEnv, t.TempDir())
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, err := config.Load(filepath.Join(root, config.FileName), "local")
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := replaySetup(t, "needs Linux: the pipes, signals and fatal cells")
 	// The suite's build of the child, deleted once the bundles exist.
-	bin := filepath.Join(t.TempDir(), "simrt")
-	if out, err := exec.Command("go", "build", "-o", bin, childbin.Package).CombinedOutput(); err != nil {
-		t.Fatalf("build simrt: %v\n%s", err, out)
-	}
+	bin := testkit.ChildCopy(t)
 	widened := failpoints.Set{{Name: failpoints.PythonWriteGILDropped, Terms: "return(10)"}}
 	cases := []struct {
 		family string
@@ -127,6 +113,22 @@ func TestReplayReproducesAForcedFailureOfEveryFamily(t *testing.T) {
 			t.Fatalf("status %d\n%s", code, w.String())
 		}
 	})
+}
+
+// replaySetup skips the test off Linux (why), gives it a child binary
+// cache of its own and returns the local profile of the module's
+// ginkgo.yml.
+func replaySetup(t *testing.T, why string) config.Profile {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip(why)
+	}
+	t.Setenv(childbin.CacheEnv, t.TempDir())
+	prof, err := config.Load(filepath.Join(testkit.ModuleRoot(t), config.FileName), "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prof
 }
 
 func TestReplayRefusesWhatIsNotABundle(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"logjam/harness/report"
 	"logjam/internal/childbin"
 	"logjam/internal/config"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -187,18 +188,10 @@ func TestReplayRefusesACraftedBundleWithNothingRunOrTouched(t *testing.T) {
 // what it wrote on stderr.
 func replayCapturingStderr(t *testing.T, dir string) (int, string) {
 	t.Helper()
-	f, err := os.CreateTemp(t.TempDir(), "stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stderr
-	os.Stderr = f
 	var w strings.Builder
-	code := Main([]string{"replay", dir}, &w)
-	os.Stderr = saved
-	f.Close()
-	b, _ := os.ReadFile(f.Name())
-	return code, string(b) + w.String()
+	var code int
+	stderr := testkit.CaptureStderr(t, func() { code = Main([]string{"replay", dir}, &w) })
+	return code, stderr + w.String()
 }
 
 // A received folder laid out as a logjam module around its bundle

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"logjam/internal/testkit"
 )
 
 // A suite binary in the cache that no longer hashes to what its build
@@ -51,7 +53,7 @@ func TestACorruptSuiteCacheEntryIsRebuiltNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	stderr := captureStderr(t, func() {
+	stderr := testkit.CaptureStderr(t, func() {
 		bins, cleanup, cached, err = buildSuites(context.Background(), root, fams)
 	})
 	defer cleanup()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"logjam/internal/testkit"
 	"logjam/pipes"
 	"logjam/signals"
 	"logjam/telemetry"
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 	// Orphaned grandchildren come to this process instead of init, so the
 	// tests can reap them and then see their process group gone (init in a
 	// container does not always reap).
-	if err := becomeSubreaper(); err != nil {
+	if err := testkit.BecomeSubreaper(); err != nil {
 		fmt.Fprintf(os.Stderr, "watchdog tests: cannot become a subreaper: %v\n", err)
 	}
 	os.Exit(m.Run())

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"logjam/telemetry"
-	"logjam/verdict"
 	"os"
 	"os/exec"
 	"runtime"
@@ -14,6 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"logjam/internal/testkit"
+	"logjam/telemetry"
+	"logjam/verdict"
 )
 
 // slack is a generous allowance for a loaded CI machine (and -race) on top
@@ -57,7 +59,7 @@ func assertGone(t *testing.T, pgid int, pids ...int) {
 		groupErr := syscall.Kill(-pgid, 0)
 		var alive []int
 		for _, pid := range pids {
-			if syscall.Kill(pid, 0) == nil && !isZombie(pid) {
+			if syscall.Kill(pid, 0) == nil && !testkit.IsZombie(pid) {
 				alive = append(alive, pid)
 			}
 		}

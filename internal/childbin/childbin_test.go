@@ -13,16 +13,24 @@ import (
 	"time"
 )
 
-func TestKeepThenLookupFindsTheSameBytes(t *testing.T) {
-	t.Setenv(CacheEnv, t.TempDir())
-	src := filepath.Join(t.TempDir(), "bin")
-	if err := os.WriteFile(src, []byte("#!/bin/sh\necho kept\n"), 0o755); err != nil {
+// keepFile writes body as an executable in a folder of the test's own and
+// keeps it: the file's path, the kept copy's path and its digest.
+func keepFile(t *testing.T, body string) (src, kept, sum string) {
+	t.Helper()
+	src = filepath.Join(t.TempDir(), "bin")
+	if err := os.WriteFile(src, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	kept, sum, err := Keep(src)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return src, kept, sum
+}
+
+func TestKeepThenLookupFindsTheSameBytes(t *testing.T) {
+	t.Setenv(CacheEnv, t.TempDir())
+	src, kept, sum := keepFile(t, "#!/bin/sh\necho kept\n")
 	_ = os.Remove(src) // as gexec removes its build at the end of a suite
 	p, err := Lookup(sum)
 	if err != nil || p != kept {
@@ -44,14 +52,7 @@ func TestTheCacheKeepsTheMostRecentlyUsed(t *testing.T) {
 	MaxKept = 2
 	var sums []string
 	for i, body := range []string{"a", "b", "c"} {
-		src := filepath.Join(t.TempDir(), "bin")
-		if err := os.WriteFile(src, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		_, sum, err := Keep(src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, _, sum := keepFile(t, body)
 		sums = append(sums, sum)
 		// Distinct use times, oldest first, whatever the clock's grain.
 		old := time.Now().Add(time.Duration(i-10) * time.Minute)
@@ -107,14 +108,7 @@ func TestACorruptEntryIsRemovedNotRun(t *testing.T) {
 	defer func(w io.Writer) { Warn = w }(Warn)
 	Warn = &warned
 	marker := filepath.Join(t.TempDir(), "ran")
-	src := filepath.Join(t.TempDir(), "bin")
-	if err := os.WriteFile(src, []byte("#!/bin/sh\necho kept\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	kept, sum, err := Keep(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, kept, sum := keepFile(t, "#!/bin/sh\necho kept\n")
 	if err := os.WriteFile(kept, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}

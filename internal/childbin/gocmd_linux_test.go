@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"logjam/internal/proc"
 )
 
 const guardHelperEnv = "CHILDBIN_GUARD_HELPER"
@@ -62,21 +63,10 @@ func TestAGuardedCommandDiesWithItsStarter(t *testing.T) {
 // liveInGroup lists the processes of group pgid that are not zombies (a
 // zombie runs nothing; its reaper here may be slow).
 func liveInGroup(pgid int) []string {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var live []string
-	for _, p := range stats {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:]) // state ppid pgrp ...
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
-			live = append(live, s[:i+1]+" "+f[0])
+	for _, p := range proc.List() {
+		if p.PGrp == pgid && !p.Zombie() {
+			live = append(live, fmt.Sprintf("%d (%s) %c", p.Pid, p.Comm, p.State))
 		}
 	}
 	return live

@@ -2,10 +2,10 @@ package search
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
+	"logjam/internal/testkit"
 	"logjam/scenario/schedule"
 )
 
@@ -26,7 +26,7 @@ func TestBadRandomInputIsOneLineAndStatus2(t *testing.T) {
 		{"chaos", "-random", "10", "extra"},
 		{"chaos", "-random", "10", "-profile", "nosuch"},
 	} {
-		stderr := captureStderr(t, func() {
+		stderr := testkit.CaptureStderr(t, func() {
 			var out bytes.Buffer
 			if code := Command(args[1:], &out); code != 2 {
 				t.Errorf("%v: exit %d, want 2", args, code)
@@ -49,22 +49,6 @@ func TestRandomModeIsChosenByItsFlags(t *testing.T) {
 			t.Errorf("%q: isRandom %v, want %v", args, got, want)
 		}
 	}
-}
-
-func captureStderr(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stderr
-	os.Stderr = w
-	defer func() { os.Stderr = old }()
-	f()
-	w.Close()
-	var b bytes.Buffer
-	b.ReadFrom(r)
-	return b.String()
 }
 
 // A replay says when its schedule lies outside the contract (seed 11013574

@@ -3,12 +3,11 @@ package search
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
-	"logjam/internal/childbin"
 	"logjam/internal/config"
+	"logjam/internal/testkit"
 	"logjam/scenario/schedule"
 	"logjam/telemetry"
 	"logjam/verdict"
@@ -61,9 +60,9 @@ func TestATimedStallEndsOnceOnlyTheReaderCanMove(t *testing.T) {
 	}
 }
 
-// testRunner builds the child once into a temporary folder, as every
-// caller builds it (childbin.BuildCommand), and returns a Runner of it
-// under the named profile of ginkgo.yml.
+// testRunner is a Runner of the child (testkit.Child: the go command's
+// cached build, as logjam chaos -random gets it) under the named profile
+// of ginkgo.yml.
 func testRunner(t *testing.T, profile string) Runner {
 	t.Helper()
 	wd, _ := os.Getwd()
@@ -75,11 +74,5 @@ func testRunner(t *testing.T, profile string) Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "simrt")
-	build := childbin.BuildCommand(t.Context(), bin)
-	build.Dir = filepath.Dir(cfg)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building simrt: %v\n%s", err, out)
-	}
-	return Runner{Bin: bin, Profile: prof}
+	return Runner{Bin: testkit.Child(t), Profile: prof}
 }

@@ -32,14 +32,8 @@ const keptLines = 60
 // again, the catch-up starts and fd 2 fills before it ends. The parent
 // drains fd 2 only after "caught-up-part-way".
 func catchUpPartWayChild(name string) int {
-	mk, err := policy.ByName(name)
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
-		return 2
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk})
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
+	rt := childRuntime(name, sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}})
+	if rt == nil {
 		return 2
 	}
 	main := rt.Main
@@ -139,14 +133,8 @@ func TestACatchUpThatStopsPartWayKeepsTheRestInOrder(t *testing.T) {
 // full pipe) with no room; it says how long the log call took before the
 // line was kept.
 func roomWaitChild(name string) int {
-	mk, err := policy.ByName(name)
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
-		return 2
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk})
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
+	rt := childRuntime(name, sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}})
+	if rt == nil {
 		return 2
 	}
 	main := rt.Main

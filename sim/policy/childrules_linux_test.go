@@ -18,7 +18,6 @@ import (
 	"logjam/scenario"
 	"logjam/sim"
 	"logjam/sim/keep"
-	"logjam/sim/policy"
 	"logjam/telemetry"
 	"logjam/verdict"
 )
@@ -68,14 +67,8 @@ func daemonNoRoomChild(spec string) int {
 		fmt.Fprintln(os.Stdout, "bad python:", err)
 		return 2
 	}
-	mk, err := policy.ByName(name)
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
-		return 2
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: v, Policy: mk})
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
+	rt := childRuntime(name, sim.Options{Platform: sim.Linux, Python: v})
+	if rt == nil {
 		return 2
 	}
 	in, main := rt.In, rt.Main
@@ -193,14 +186,8 @@ func TestADaemonsUnwrittenLinesAreCountedInTheNote(t *testing.T) {
 // lines and a real Ctrl-C arrives in it; at the outermost exit the flush
 // blocks on fd 2 (a full pipe), where the parent sends a second Ctrl-C.
 func twoCtrlCChild(name string) int {
-	mk, err := policy.ByName(name)
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
-		return 2
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk})
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
+	rt := childRuntime(name, sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}})
+	if rt == nil {
 		return 2
 	}
 	main, sig := rt.Main, rt.In.Signals

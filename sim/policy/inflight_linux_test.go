@@ -3,14 +3,12 @@ package policy_test
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"logjam/scenario"
 	"logjam/sim"
-	"logjam/sim/policy"
 	"logjam/telemetry"
 )
 
@@ -22,14 +20,8 @@ import (
 // GIL held). The child asks the reader to read again once only it can
 // move.
 func inFlightChild(name string) int {
-	mk, err := policy.ByName(name)
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
-		return 2
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, ReaderAcks: true})
-	if err != nil {
-		fmt.Fprintln(os.Stdout, err)
+	rt := childRuntime(name, sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, ReaderAcks: true})
+	if rt == nil {
 		return 2
 	}
 	main := rt.Main

@@ -36,10 +36,18 @@ func roomAskChild(name string) int {
 // whose parent answers its marks (Options.ReaderAcks); nil, said on stdout,
 // when it cannot be made.
 func ackedRuntime(name string) *sim.Runtime {
+	return childRuntime(name, sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, ReaderAcks: true})
+}
+
+// childRuntime is the runtime a helper child plays on: opts with the
+// policy called name. An error is printed on stdout, where the parent
+// reads the child, and the runtime is nil (the child exits 2).
+func childRuntime(name string, opts sim.Options) *sim.Runtime {
 	mk, err := policy.ByName(name)
 	if err == nil {
+		opts.Policy = mk
 		var rt *sim.Runtime
-		if rt, err = sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, ReaderAcks: true}); err == nil {
+		if rt, err = sim.New(opts); err == nil {
 			return rt
 		}
 	}

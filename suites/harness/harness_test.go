@@ -2,12 +2,10 @@ package harness_test
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,40 +13,11 @@ import (
 
 	"logjam/failpoints"
 	"logjam/harness/cell"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 	"logjam/suites/suitekit"
 	"logjam/verdict"
 )
-
-// gone reports whether no live process is left: for pid > 0 that process,
-// for pid < 0 any member of the group -pid. A zombie counts as gone: it is
-// dead, only waiting for a reaper (init in a container may never reap it).
-func gone(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return true
-	}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces, so split after ')'.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) < 3 || f[0] == "Z" {
-			continue
-		}
-		pgrp, _ := strconv.Atoi(f[2])
-		if (pid > 0 && n == pid) || (pid < 0 && pgrp == -pid) {
-			return false
-		}
-	}
-	return true
-}
 
 var _ = Describe("The watchdog", Label("harness"), func() {
 	It("H1 calls a deadlock a HANG as soon as the child reports the cycle (at the deadline in strict mode), names it, and leaves no process of the group", Label("negative-control"), func(ctx SpecContext) {
@@ -64,7 +33,7 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 			Expect(out.Result.Duration).To(BeNumerically("<", suitekit.Profile.ScaledDeadline()/2),
 				"the fast path answers on the cycle, not at the deadline")
 		}
-		Expect(gone(-out.Result.Pid)).To(BeTrue(), "a process of the child's group is still alive")
+		Expect(testkit.Gone(-out.Result.Pid)).To(BeTrue(), "a process of the child's group is still alive")
 	})
 
 	It("H2 calls an exit 0 without done NOMARKER", Label("negative-control"), func(ctx SpecContext) {
@@ -124,8 +93,8 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 		m := regexp.MustCompile(`grandchild (\d+)`).FindSubmatch(out.Result.Stdout)
 		Expect(m).NotTo(BeNil(), "the child names its grandchild")
 		grandchild, _ := strconv.Atoi(string(m[1]))
-		Expect(gone(grandchild)).To(BeTrue(), "the grandchild is still alive")
-		Expect(gone(-out.Result.Pid)).To(BeTrue())
+		Expect(testkit.Gone(grandchild)).To(BeTrue(), "the grandchild is still alive")
+		Expect(testkit.Gone(-out.Result.Pid)).To(BeTrue())
 		scaled := time.Duration(float64(deadline) * suitekit.Profile.TimeoutScale)
 		grace := max(time.Duration(float64(suitekit.Profile.GraceFloor)*suitekit.Profile.TimeoutScale), scaled/20)
 		Expect(out.Result.Duration).To(BeNumerically("<", scaled+grace+5*time.Second))

@@ -16,7 +16,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/gexec"
 
 	"logjam/failpoints"
 	"logjam/harness/cell"
@@ -24,6 +23,7 @@ import (
 	"logjam/harness/runner"
 	"logjam/internal/axes"
 	"logjam/internal/config"
+	"logjam/internal/testkit"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -75,9 +75,8 @@ func BuildChild() bool {
 		if bin := os.Getenv("LOGJAM_SIMRT"); bin != "" { // built once by logjam chaos
 			return []byte(bin)
 		}
-		bin, err := gexec.Build("logjam/cmd/simrt")
+		bin, err := testkit.ChildPath() // the go command's cached build, shared: never removed
 		Expect(err).NotTo(HaveOccurred(), "building the child binary")
-		ginkgo.DeferCleanup(gexec.CleanupBuildArtifacts)
 		return []byte(bin)
 	}, func(bin []byte) {
 		Bin = string(bin)
