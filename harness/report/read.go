@@ -237,6 +237,9 @@ func parseBundle(files map[string][]byte) (*Bundle, error) {
 		if err := b.Replay.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %v", ReplayRecordFile, err)
 		}
+		if err := b.SameCell(); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }

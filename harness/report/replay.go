@@ -110,6 +110,39 @@ func (r *Replay) Validate() error {
 			return fmt.Errorf("profile %s: a scaled deadline of %s is beyond %s", r.Profile.Name, d, MaxReplayDeadline)
 		}
 	}
+	// The knobs a replay may run with when no checkout's ginkgo.yml is
+	// around to vouch for them: a grace floor of a million hours passed
+	// the profile's own rules (TestReplayRefusesACraftedBundleWithNothingRunOrTouched).
+	if g := time.Duration(float64(r.Profile.GraceFloor) * r.Profile.TimeoutScale); g > MaxReplayGrace {
+		return fmt.Errorf("profile %s: a scaled grace floor of %s is beyond %s", r.Profile.Name, g, MaxReplayGrace)
+	}
+	if r.Profile.Repeat > MaxReplayRepeat {
+		return fmt.Errorf("profile %s: repeat %d is beyond %d", r.Profile.Name, r.Profile.Repeat, MaxReplayRepeat)
+	}
+	return nil
+}
+
+// The bounds of a bundle's profile knobs beside MaxReplayDeadline.
+const (
+	MaxReplayGrace  = 2 * time.Minute
+	MaxReplayRepeat = 1000
+)
+
+// SameCell reports why a bundle's cell.json and replay.json name
+// different cells (a replay would run one and report the other), or nil.
+func (b *Bundle) SameCell() error {
+	if b.Replay == nil {
+		return nil
+	}
+	c, r := b.Cell.Cell, b.Replay.Cell
+	for _, f := range []struct{ name, a, b string }{
+		{"scenario", c.Scenario, r.Scenario}, {"policy", c.Policy, r.Policy}, {"platform", c.Platform, r.Platform},
+		{"python", c.Python, r.Python}, {"stderr", c.Stderr, r.Stderr}, {"variant", c.Variant, r.Variant}, {"backend", c.Backend, r.Backend},
+	} {
+		if f.a != "" && f.b != "" && f.a != f.b {
+			return fmt.Errorf("%s says %s %q, %s says %q: not one cell", CellFile, f.name, clip(f.a), ReplayRecordFile, clip(f.b))
+		}
+	}
 	return nil
 }
 

@@ -108,6 +108,19 @@ func TestReplayReproducesAForcedFailureOfEveryFamily(t *testing.T) {
 		if err := os.WriteFile(path, raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// cell.json says the same cell (one that names another is refused:
+		// TestReplayRefusesACraftedBundleWithNothingRunOrTouched).
+		cellPath := filepath.Join(dirs[0], report.CellFile)
+		var c map[string]any
+		raw, _ = os.ReadFile(cellPath)
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		c["policy"] = "logjam"
+		raw, _ = json.Marshal(c)
+		if err := os.WriteFile(cellPath, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		var w strings.Builder
 		if code := Main([]string{"replay", dirs[0]}, &w); code != 1 || !strings.Contains(w.String(), "DIFFERENT") {
 			t.Fatalf("status %d\n%s", code, w.String())

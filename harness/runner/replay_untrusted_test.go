@@ -129,6 +129,21 @@ func TestReplayRefusesACraftedBundleWithNothingRunOrTouched(t *testing.T) {
 		{"an unknown field", edit("run", "sh -c 'touch "+marker+"'")},
 		{"a profile outside the catalogue", edit("profile.Name", "evil")},
 		{"a profile's knob out of range", edit("profile.Mode", "turbo")},
+		{"a grace floor of a million hours", edit("profile.GraceFloor", float64(1e6*3600*1e9))},
+		{"a repeat beyond the bound", edit("profile.Repeat", float64(1e9))},
+		{"a cell.json that names another cell", func(t *testing.T, dir string) {
+			path := filepath.Join(dir, report.CellFile)
+			raw, _ := os.ReadFile(path)
+			var m map[string]any
+			if err := json.Unmarshal(raw, &m); err != nil {
+				t.Fatal(err)
+			}
+			m["policy"] = "logjam"
+			raw, _ = json.Marshal(m)
+			if err := os.WriteFile(path, raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"a failpoint outside the catalogue", edit("failpoints", "logjam/no-such=return(1)")},
 		{"a scenario outside the catalogue", edit("scenario", "Z1")},
 		{"a policy outside the catalogue", edit("policy", "evil")},
