@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"logjam/internal/childbin"
 	"logjam/internal/owndir"
 )
 
@@ -129,18 +129,7 @@ func keptExtension(dir, so string) bool {
 	return true
 }
 
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+func fileSum(path string) (string, error) { return childbin.Digest(path) }
 
 // Compiler is the C++ compiler: $CXX or g++.
 func Compiler() (string, error) {

@@ -293,16 +293,11 @@ func LookupVerified(sum string) (Verified, error) {
 		return Verified{}, err
 	}
 	defer f.Close()
-	v, got, err := privateCopy(f)
-	if err != nil {
-		return Verified{}, err
+	v, err := copyChecked(f, func(got string) error { return checkSum(p, got, sum) })
+	if err == nil {
+		touch(p)
 	}
-	if err := checkSum(p, got, sum); err != nil {
-		v.Remove()
-		return Verified{}, err
-	}
-	touch(p)
-	return v, nil
+	return v, err
 }
 
 // VerifiedCopy is a private copy of the binary at path, which must hash
@@ -313,13 +308,23 @@ func VerifiedCopy(path, sum string) (Verified, error) {
 		return Verified{}, err
 	}
 	defer f.Close()
-	v, got, err := privateCopy(f)
+	return copyChecked(f, func(got string) error {
+		if got != sum {
+			return fmt.Errorf("%s changed after it was built (sha256 %.12s, built %.12s): not run", path, got, sum)
+		}
+		return nil
+	})
+}
+
+// copyChecked is privateCopy of r, kept only if check accepts its digest.
+func copyChecked(r io.Reader, check func(got string) error) (Verified, error) {
+	v, got, err := privateCopy(r)
 	if err != nil {
 		return Verified{}, err
 	}
-	if got != sum {
+	if err := check(got); err != nil {
 		v.Remove()
-		return Verified{}, fmt.Errorf("%s changed after it was built (sha256 %.12s, built %.12s): not run", path, got, sum)
+		return Verified{}, err
 	}
 	return v, nil
 }

@@ -14,29 +14,7 @@ import (
 // the flush lets the GIL go before it takes the stdio lock, so a line that
 // went to fd 2 meanwhile could overtake the flushed ones (REORDERED).
 func TestAnOutsideLineWaitsBehindLinesAFlushHasTaken(t *testing.T) {
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	saved, err := unix.Dup(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Dup2(int(null.Fd()), 2); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) }()
-
-	mk, err := ByName("logjam")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
+	rt, p := logjamOnDevNull(t)
 	line := func(seq int) sim.Line {
 		return sim.Line{Seq: seq, Level: sim.Info, Bytes: []byte("I 00:00:01.000001 executorch:module.cpp:58] outside a call\n")}
 	}
@@ -66,28 +44,7 @@ func TestAnOutsideLineWaitsBehindLinesAFlushHasTaken(t *testing.T) {
 // them, a call goes direct again. The header pins the same rule in
 // Outside.ALineKeptOutsideACallGoesBeforeTheThreadsNextCall.
 func TestALineKeptOutsideACallGoesBeforeTheThreadsNextCall(t *testing.T) {
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	saved, err := unix.Dup(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Dup2(int(null.Fd()), 2); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) }()
-	mk, err := ByName("logjam")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
+	rt, p := logjamOnDevNull(t)
 	line := sim.Line{Seq: 1, Level: sim.Info, Bytes: []byte("I 00:00:01.000001 executorch:module.cpp:58] outside a call\n")}
 	tk := p.takeOutside() // a flush in flight (of nothing kept yet)
 	p.mu.Lock()
@@ -107,4 +64,32 @@ func TestALineKeptOutsideACallGoesBeforeTheThreadsNextCall(t *testing.T) {
 	if !p.call(rt.Main).direct {
 		t.Fatal("once a flush wrote the thread's kept lines, its next call did not go direct")
 	}
+}
+
+// logjamOnDevNull is a logjam sink of a runtime of its own, with fd 2
+// /dev/null (it takes everything) until the test ends.
+func logjamOnDevNull(t *testing.T) (*sim.Runtime, *logjamSink) {
+	t.Helper()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { null.Close() })
+	saved, err := unix.Dup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Dup2(int(null.Fd()), 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) })
+	mk, err := ByName("logjam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
 }
