@@ -109,3 +109,33 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 	g.Expect(os.IsNotExist(err)).To(BeTrue(), "latest-focus moved to an empty run")
 	g.Expect(own).To(BeADirectory(), "the user's own -out folder was removed")
 }
+
+// TestKeepBundlesMakesAnExpectedHangReplayable: a cell as expected leaves
+// no bundle (its evidence folder is empty), unless -keep-bundles; then its
+// bundle replays to the recorded verdict.
+func TestKeepBundlesMakesAnExpectedHangReplayable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles and runs the suites")
+	}
+	g := NewWithT(t)
+	root, err := filepath.Abs("../..")
+	g.Expect(err).NotTo(HaveOccurred())
+	run := func(extra ...string) []string {
+		out := t.TempDir()
+		args := append([]string{"chaos", "-out", out, "-focus", `D1 .*policy=pystderr`}, extra...)
+		cmd := exec.Command(logjamBin, args...)
+		cmd.Dir = root
+		b, err := cmd.CombinedOutput()
+		g.Expect(err).NotTo(HaveOccurred(), "%s", b)
+		bundles, _ := filepath.Glob(filepath.Join(out, "evidence", "*"))
+		return bundles
+	}
+	g.Expect(run()).To(BeEmpty(), "a cell as expected left a bundle without -keep-bundles")
+	bundles := run("-keep-bundles")
+	g.Expect(bundles).To(HaveLen(1))
+	cmd := exec.Command(logjamBin, "replay", bundles[0])
+	cmd.Dir = root
+	b, err := cmd.CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), "%s", b)
+	g.Expect(string(b)).To(ContainSubstring("observed HANG, recorded HANG (expected HANG): the same"))
+}

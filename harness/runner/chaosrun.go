@@ -28,7 +28,11 @@ import (
 	"logjam/internal/shard"
 )
 
-const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-v] [FAMILY...]"
+const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-keep-bundles] [-v] [FAMILY...]"
+
+// suitekitKeepEnv asks the suites for a bundle of every cell
+// (suitekit.KeepBundlesEnv; the runner does not import the suites' kit).
+const suitekitKeepEnv = "LOGJAM_KEEP_BUNDLES"
 
 // chaosOptions are logjam chaos's flags, checked before anything runs.
 type chaosOptions struct {
@@ -47,13 +51,14 @@ type chaosOptions struct {
 	pointer string
 	runID   string
 	verbose bool // a line per cell
+	keep    bool // a bundle of every cell (-keep-bundles)
 }
 
 // chaosFlags are logjam chaos's flags as given, before they are checked.
 type chaosFlags struct {
 	profile, focus, shard, out, runID *string
 	procs, slots, repeat              *int
-	verbose                           *bool
+	verbose, keep                     *bool
 }
 
 func newChaosFlags() (*flag.FlagSet, chaosFlags) {
@@ -68,6 +73,7 @@ func newChaosFlags() (*flag.FlagSet, chaosFlags) {
 		out:     fs.String("out", "", "reports directory (default: reports/ at the module root)"),
 		repeat:  fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)"),
 		runID:   fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)"),
+		keep:    fs.Bool("keep-bundles", false, "write an evidence bundle for every cell, as expected or not (default: only for a cell not as expected), so that an expected HANG can be replayed"),
 		verbose: fs.Bool("v", false, "a line per cell as it ends (default: on a terminal a status line updated in place, elsewhere a count every 5 s; a cell not as expected always gets its line)"),
 	}
 }
@@ -107,7 +113,7 @@ func parseChaos(args []string) (chaosOptions, error) {
 			return o, err
 		}
 	}
-	o.root, o.focus, o.procs, o.slots, o.runID, o.verbose = filepath.Dir(cfgPath), *focus, *procs, *slots, *runID, *f.verbose
+	o.root, o.focus, o.procs, o.slots, o.runID, o.verbose, o.keep = filepath.Dir(cfgPath), *focus, *procs, *slots, *runID, *f.verbose, *f.keep
 	if fs.NArg() > 0 {
 		all, err := families(o.root)
 		if err != nil {
@@ -283,6 +289,9 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	// logs/; followed here, it is the per-cell progress (progress.go).
 	progressPath := filepath.Join(o.out, "logs", "progress.jsonl")
 	env = append(env, ProgressEnv+"="+progressPath)
+	if o.keep {
+		env = append(env, suitekitKeepEnv+"=1")
+	}
 	prog := newCellProgress(w, o.verbose, o.prof.Repeat)
 	stopFollowing := make(chan struct{})
 	followed := followProgress(progressPath, prog, stopFollowing)
