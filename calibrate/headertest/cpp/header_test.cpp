@@ -1032,7 +1032,7 @@ TEST(ExitFlush, TheGILIsLetGoWhileTheFlushWaitsOnAFullFd2) {
 
 namespace logjam {
 struct LogjamTestAccess {
-  static std::mutex &mu(Logjam &l) { return l.mu_; }
+  using Held = Logjam::Held;  // the sink's lock, held by the calling thread
 };
 }  // namespace logjam
 
@@ -1074,7 +1074,7 @@ TEST(Fork, AForkWhileAnotherThreadHoldsTheSinksLockLeavesTheChildFree) {
     if (!lj) return "no Logjam sink";
     std::atomic<bool> held{false}, done{false};
     std::thread holder([&] {
-      std::lock_guard<std::mutex> g(logjam::LogjamTestAccess::mu(*lj));
+      logjam::LogjamTestAccess::Held g(*lj);
       held = true;
       while (!done) ht::sleep_ms(1);
     });
@@ -1153,6 +1153,37 @@ TEST(Outside, ALineKeptOutsideACallGoesBeforeTheThreadsNextCall) {
   ASSERT_TRUE(r.to_eof(5000));
   EXPECT_TRUE(ht::same_bytes(r.got, filler + line("o", 0) + line("c", 0)));
   EXPECT_TRUE(c.ok());
+  close(p.r);
+}
+
+// A crash handler of the runtime logs its Fatal line from a signal handler
+// that interrupted the thread while it held the sink's lock (keeping a
+// line): the fatal path never waits for a lock its own thread holds, so
+// the Fatal line reaches fd 2 and the process aborts, never hangs.
+void fatal_from_handler(int) {
+  logjam::log('F', line("fatal", 0));
+  abort();  // the runtime aborts after its Fatal line
+}
+
+TEST(Fatal, FromASignalHandlerOnTheThreadThatHoldsTheSinksLock) {
+  ht::Pipe p = ht::one_page_pipe();
+  Child c;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &) -> std::string {
+    auto *lj = dynamic_cast<logjam::Logjam *>(logjam::sink());
+    if (!lj) return "no Logjam sink";
+    struct sigaction sa {};
+    sa.sa_handler = fatal_from_handler;
+    sigaction(SIGUSR1, &sa, nullptr);
+    logjam::LogjamTestAccess::Held g(*lj);
+    raise(SIGUSR1);  // the handler runs here, on this thread, the lock held
+    return "the fatal line returned";
+  });
+  close(p.w);
+  ht::Reader r{p.r};
+  ASSERT_TRUE(c.wait(3000)) << "the fatal path waited for a lock its own thread held: hung";
+  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT) << "status " << c.status;
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, line("fatal", 0)));
   close(p.r);
 }
 

@@ -33,6 +33,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <string>
+#include <thread>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -672,7 +673,16 @@ class Logjam : public Sink {
   };
   static Call &call() { static thread_local Call c; return c; }
 
-  std::mutex mu_;       // guards outside_
+  std::timed_mutex mu_;  // guards outside_; taken by Held (or before_fork), which records its owner
+  std::atomic<std::thread::id> mu_owner_{};
+  // Held is mu_ held by this thread, its owner recorded: the fatal path
+  // knows a lock its own thread holds (a signal handler that interrupted
+  // it) from one another thread holds.
+  struct Held {
+    Logjam &l;
+    explicit Held(Logjam &l) : l(l) { l.mu_.lock(); l.mu_owner_.store(std::this_thread::get_id()); }
+    ~Held() { l.mu_owner_.store(std::thread::id()); l.mu_.unlock(); }
+  };
   KeepBuffer outside_;  // lines logged outside a call that could not go to fd 2 (and a daemon's unwritten count)
   std::atomic<bool> outside_kept_{false};  // outside_ is not empty: the exit's fast path skips mu_
   std::atomic<int> flushing_{0};           // flushes that have taken outside_'s lines and not yet written them
@@ -753,7 +763,7 @@ class Logjam : public Sink {
     int wait = PyGILState_Check() ? 0 : kRoomWaitMs;
     bool backlog = outside_kept_.load() || flushing_.load() > 0;
     if (!backlog && !stderr_replaced() && fd2::try_direct(b, wait)) return;
-    std::lock_guard<std::mutex> g(mu_);
+    Held g(*this);
     outside_.add(b);
     last_added() = ++added_;
     outside_kept_.store(true);
@@ -811,7 +821,7 @@ class Logjam : public Sink {
   // the take: a later outside line sees the backlog) until the caller has
   // written them and counts them down.
   Taken take_outside() {
-    std::lock_guard<std::mutex> g(mu_);
+    Held g(*this);
     Taken t = outside_.take();
     outside_kept_.store(false);
     if (!t.empty()) {
@@ -824,7 +834,7 @@ class Logjam : public Sink {
   // flushed: a flush wrote what take_outside gave it; once none is in
   // flight, every line taken so far is written.
   void flushed() {
-    std::lock_guard<std::mutex> g(mu_);
+    Held g(*this);
     if (--flushing_ == 0) written_.store(taken_);
   }
 
@@ -842,10 +852,15 @@ class Logjam : public Sink {
   // it is done.
   void fatal(const std::string &b) {
     Taken t;
-    {
-      std::lock_guard<std::mutex> g(mu_);
+    // Bounded: a crash handler may log its Fatal line from a signal
+    // handler on the very thread that holds mu_ (it was keeping a line),
+    // which would wait for itself for ever. After the bound the fatal line
+    // goes without the process-wide lines (Fatal.FromASignalHandlerOnThe
+    // ThreadThatHoldsTheSinksLock).
+    if (mu_owner_.load() != std::this_thread::get_id() && mu_.try_lock_for(std::chrono::milliseconds(kRoomWaitMs))) {
       t = outside_.take();
       outside_kept_.store(false);
+      mu_.unlock();
     }
     if (in_call()) t = t.then(call().kept.take());
     if (!t.empty()) {
@@ -893,7 +908,7 @@ class Logjam : public Sink {
   void daemon_direct(const Taken &t) {
     auto left = fd2::direct_while_room(t.all());
     if (left.first > 0) {
-      std::lock_guard<std::mutex> g(mu_);
+      Held g(*this);
       outside_.count(left.first, left.second);
       outside_kept_.store(true);
     }
