@@ -35,11 +35,11 @@ type SinkCell struct {
 // evidence bundle per cell under reports/evidence. progress, when set, is
 // called after each cell.
 func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, profiles []string, reports string, progress func(SinkCell)) ([]SinkCell, error) {
-	return playSink(ctx, user, ins, rows, profiles, reports, nil, progress)
+	return playSink(ctx, user, ins, rows, profiles, reports, 1, nil, progress)
 }
 
 // playSink is PlaySink, calling started before each interpreter's build.
-func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, profiles []string, reports string, started func(Interpreter), progress func(SinkCell)) ([]SinkCell, error) {
+func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, profiles []string, reports string, repeat int, started func(Interpreter), progress func(SinkCell)) ([]SinkCell, error) {
 	var out []SinkCell
 	for _, in := range ins {
 		if in.Missing != "" {
@@ -60,29 +60,37 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 				if row.ID == "T1" && prof != Buffered {
 					continue // exit-time only: the profile plays no part
 				}
-				o, err := Run(ctx, in, dir, row, "user", "", prof, Options{CheckGIL: true})
-				if err != nil {
-					return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
-				}
-				name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), ProfileName(prof), in.Version)
-				c := report.Cell{ID: row.ID, Name: name, Family: "sink",
-					Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof},
-					Expected: verdict.OK, // a correct sink's promise, on every real row
-					Observed: o.Observed,
-					Real:     map[string]verdict.Verdict{in.Version: o.Observed},
-					Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command}}
-				sc := SinkCell{Row: row.ID, Python: in.Version, Profile: ProfileName(prof), Verdict: o.Observed, Reason: o.Reason}
-				if reports != "" {
-					sc.Bundle = report.BundleDir(reports, name)
-					c.Bundle = sc.Bundle
-					if err := report.WriteBundle(sc.Bundle, Bundle(o, c)); err != nil {
-						sc.Bundle = ""
+				for r := 1; r <= max(1, repeat); r++ {
+					o, err := Run(ctx, in, dir, row, "user", "", prof, Options{CheckGIL: true})
+					if err != nil {
+						return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
 					}
-				}
-				sc.Cell = c
-				out = append(out, sc)
-				if progress != nil {
-					progress(sc)
+					name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), ProfileName(prof), in.Version)
+					c := report.Cell{ID: row.ID, Name: name, Family: "sink",
+						Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof},
+						Expected: verdict.OK, // a correct sink's promise, on every real row
+						Observed: o.Observed,
+						Real:     map[string]verdict.Verdict{in.Version: o.Observed},
+						Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command}}
+					if repeat > 1 {
+						c.Repeat = r
+					}
+					sc := SinkCell{Row: row.ID, Python: in.Version, Profile: ProfileName(prof), Verdict: o.Observed, Reason: o.Reason}
+					if reports != "" {
+						sc.Bundle = report.BundleDir(reports, name)
+						if repeat > 1 {
+							sc.Bundle += fmt.Sprintf(".r%d", r)
+						}
+						c.Bundle = sc.Bundle
+						if err := report.WriteBundle(sc.Bundle, Bundle(o, c)); err != nil {
+							sc.Bundle = ""
+						}
+					}
+					sc.Cell = c
+					out = append(out, sc)
+					if progress != nil {
+						progress(sc)
+					}
 				}
 			}
 		}
@@ -103,13 +111,14 @@ func Command(args []string, w io.Writer) int {
 	py := fs.String("py", "", "keep these versions (3.12 or 3.12.1, comma-separated); default: every interpreter found")
 	rowsArg := fs.String("rows", "", "keep these rows (comma-separated); default: every real row")
 	profArg := fs.String("profiles", "buffered,unbuffered", "stderr profiles")
+	repeat := fs.Int("repeat", 1, "play each cell this many times: a row whose verdicts differ between its plays is named FLAKY")
 	outDir := fs.String("out", "", "where the matrix and the evidence bundles go (default: reports/sink/<the sink file's name>)")
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(w, "logjam calibrate: "+format+"\n", a...)
 		return 2
 	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(w, "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]")
+		fmt.Fprintln(w, "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-repeat N] [-out DIR]")
 		fmt.Fprintln(w, "\nyour own sink (docs/SINK.md) compiled into the calibration's extension and played on every real row,\non every interpreter found, both stderr profiles; its matrix and evidence under -out.\n\nflags:")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
@@ -117,8 +126,11 @@ func Command(args []string, w io.Writer) int {
 	} else if err != nil {
 		return bad("%v (usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR])", err)
 	}
+	if *repeat < 1 || *repeat > 100 {
+		return bad("-repeat %d (accepted: 1 to 100)", *repeat)
+	}
 	if *sinkPath == "" || fs.NArg() > 0 {
-		return bad("usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]")
+		return bad("usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-repeat N] [-out DIR]")
 	}
 	src, err := os.ReadFile(*sinkPath)
 	if err != nil {
@@ -179,7 +191,7 @@ func Command(args []string, w io.Writer) int {
 	played := 0
 	var cells []report.Cell
 	header := false
-	_, err = playSink(ctx, user, ins, rows, profiles, *outDir, func(in Interpreter) {
+	_, err = playSink(ctx, user, ins, rows, profiles, *outDir, *repeat, func(in Interpreter) {
 		played++
 		fmt.Fprintf(w, "logjam calibrate: python %s (%d of %d): compiling %s into the extension (a minute at most), then %d rows x %d stderr profiles\n",
 			in.Version, played, len(ins), *sinkPath, len(rows), len(profiles))
@@ -251,6 +263,25 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 			parts = append(parts, fmt.Sprintf("%s on %s", v, strings.Join(byRow[id][v], ", ")))
 		}
 		fmt.Fprintf(w, "  %s differs by interpreter or profile: %s (replay a bundle to tell a real difference from a flaky one)\n", id, strings.Join(parts, "; "))
+	}
+	plays := map[string]map[verdict.Verdict]int{}
+	var names []string
+	for _, c := range cells {
+		if plays[c.Name] == nil {
+			plays[c.Name] = map[verdict.Verdict]int{}
+			names = append(names, c.Name)
+		}
+		plays[c.Name][c.Observed]++
+	}
+	for _, n := range names {
+		if len(plays[n]) < 2 {
+			continue
+		}
+		var parts []string
+		for _, v := range slices.Sorted(maps.Keys(plays[n])) {
+			parts = append(parts, fmt.Sprintf("%s %d", v, plays[n][v]))
+		}
+		fmt.Fprintf(w, "  FLAKY %s: %s of its plays\n", n, strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, "matrix: %s (%s, %s, %s); evidence bundles under %s\n", filepath.Join(out, report.MatrixFile),
 		report.JUnitFile, report.HTMLFile, report.MarkdownFile, filepath.Join(out, report.EvidenceDir))
