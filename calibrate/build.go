@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -105,7 +104,7 @@ func CacheDir() string {
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "logjam-calibrate")
 	}
-	return filepath.Join(os.TempDir(), "logjam-calibrate-"+strconv.Itoa(os.Geteuid()))
+	return owndir.TempPath("logjam-calibrate")
 }
 
 // soSumFile holds the SHA-256 of a cache entry's extension, written when

@@ -30,9 +30,11 @@ import (
 
 const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-keep-bundles] [-v] [FAMILY...]"
 
-// suitekitKeepEnv asks the suites for a bundle of every cell
-// (suitekit.KeepBundlesEnv; the runner does not import the suites' kit).
-const suitekitKeepEnv = "LOGJAM_KEEP_BUNDLES"
+// KeepBundlesEnv set to 1 in a family's environment (logjam chaos
+// -keep-bundles) asks suitekit for an evidence bundle of every cell, as
+// expected or not: an expected HANG can then be replayed without editing
+// its expectation.
+const KeepBundlesEnv = "LOGJAM_KEEP_BUNDLES"
 
 // chaosOptions are logjam chaos's flags, checked before anything runs.
 type chaosOptions struct {
@@ -290,7 +292,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	progressPath := filepath.Join(o.out, "logs", "progress.jsonl")
 	env = append(env, ProgressEnv+"="+progressPath)
 	if o.keep {
-		env = append(env, suitekitKeepEnv+"=1")
+		env = append(env, KeepBundlesEnv+"=1")
 	}
 	prog := newCellProgress(w, o.verbose, o.prof.Repeat)
 	stopFollowing := make(chan struct{})

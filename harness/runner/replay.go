@@ -151,15 +151,7 @@ func inside(path, dir string) bool {
 // ginkgo.yml would build the sender's code) and a profile this module's
 // ginkgo.yml does not name.
 func checkReplayRoot(root, bundle, profile string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return err
-	}
-	realBundle, err := filepath.EvalSymlinks(bundle)
-	if err != nil {
-		return err
-	}
-	if rel, err := filepath.Rel(realBundle, realRoot); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if inside(root, bundle) {
 		return fmt.Errorf("the module here (%s) is inside the bundle: run logjam replay from your own logjam checkout", root)
 	}
 	if _, err := config.Load(filepath.Join(root, config.FileName), profile); err != nil {

@@ -39,11 +39,17 @@ func Check(dir string) error {
 	return nil
 }
 
+// TempPath is TempFallback's path, not made or checked (a caller that
+// checks it at each use).
+func TempPath(name string) string {
+	return filepath.Join(os.TempDir(), name+"-"+strconv.Itoa(os.Geteuid()))
+}
+
 // TempFallback is a per-user directory under the system's temporary one,
 // for when the user has no cache directory ($HOME unset): name-uid, made
 // 0700 and checked, never a path another user could have made first.
 func TempFallback(name string) (string, error) {
-	dir := filepath.Join(os.TempDir(), name+"-"+strconv.Itoa(os.Geteuid()))
+	dir := TempPath(name)
 	if err := Ensure(dir); err != nil {
 		return "", err
 	}

@@ -27,39 +27,48 @@ const (
 //	with capture():                  # D4 only: wurlitzer's
 //	    module.execute()             # its 2 pool threads log lines of 128 bytes; it joins them, GIL held
 //	print("done")
-//
-// Each worker is started only once the one before it has logged its first
-// line or waits for something, so who logs first is the model's state, not
-// the Go scheduler's.
 func workersLogInCall(e *Env, forwarded bool, lines int) *sim.PyErr {
-	rt, in := e.RT, e.RT.In
+	rt := e.RT
 	var capture *sim.FD2Capture
 	if forwarded {
 		capture = captureFD2(e, sim.Wurlitzer)
 	}
 	be := rt.NewBackend("xnnpack")
 	e.call(e.Main, "execute", func() *sim.NativeError {
-		var pool []*sim.Thread
-		for w := range poolWorkers {
-			first := in.NewEvent(fmt.Sprintf("W%d logged its first line", w))
-			t := in.StartNative(fmt.Sprintf("W%d", w), false, func(t *sim.Thread) {
-				for n := range lines {
-					rt.Log(t, sim.Info, be.Name+"_threadpool.cpp", 88, "partition %d step %d: %s", w, n, sim.Filler(n, lineMsg128-24))
-					if n == 0 {
-						first.Set(in)
-					}
-				}
-			})
-			in.G.WaitUntil(func() bool { return first.IsSetLocked() || t.SettledLocked() })
-			pool = append(pool, t)
-		}
-		for _, t := range pool {
-			e.Main.JoinNative(t)
-		}
+		runPool(e, e.Main, poolWorkers, lines, func(w int) string { return fmt.Sprintf("W%d", w) }, func(t *sim.Thread, w, n int) {
+			rt.Log(t, sim.Info, be.Name+"_threadpool.cpp", 88, "partition %d step %d: %s", w, n, sim.Filler(n, lineMsg128-24))
+		})
 		return nil
 	})
 	if capture != nil {
 		must(capture.Close(e.Main))
 	}
 	return nil
+}
+
+// runPool runs a call's thread pool: workers native threads (named by
+// name), each logging lines lines (log), while caller waits for them
+// holding the GIL (Thread.JoinNative). Each is started only once the one
+// before it has logged its first line, waits for something or has ended,
+// so the order the workers begin in is the model's state, not the Go
+// scheduler's (rows D3 and D4, the schedule axis pool).
+func runPool(e *Env, caller *sim.Thread, workers, lines int, name func(w int) string, log func(t *sim.Thread, w, n int)) {
+	in := e.RT.In
+	var pool []*sim.Thread
+	for w := range workers {
+		first := in.NewEvent(name(w) + " logged its first line")
+		t := in.StartNative(name(w), false, func(t *sim.Thread) {
+			for n := range lines {
+				log(t, w, n)
+				if n == 0 {
+					first.Set(in)
+				}
+			}
+		})
+		in.G.WaitUntil(func() bool { return first.IsSetLocked() || t.SettledLocked() })
+		pool = append(pool, t)
+	}
+	for _, t := range pool {
+		caller.JoinNative(t)
+	}
 }

@@ -28,11 +28,6 @@ import (
 	"logjam/verdict"
 )
 
-// KeepBundlesEnv set to 1 (logjam chaos -keep-bundles) writes an evidence
-// bundle for every cell, as expected or not: an expected HANG can then be
-// replayed without editing its expectation.
-const KeepBundlesEnv = "LOGJAM_KEEP_BUNDLES"
-
 var (
 	// Bin is the simrt binary, built once per suite process.
 	Bin string
@@ -179,7 +174,7 @@ func CheckAs(ctx ginkgo.SpecContext, id string, spec cell.Spec, expected verdict
 		Rerun:    report.Rerun(family, name, Profile.Name, Profile.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
 		Repeat:   repeat(),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
-	if !c.AsExpected() || os.Getenv(KeepBundlesEnv) == "1" {
+	if !c.AsExpected() || os.Getenv(runner.KeepBundlesEnv) == "1" {
 		c.Bundle = report.BundleDir(ReportsDir(), name)
 		if c.Repeat > 0 {
 			c.Bundle += fmt.Sprintf(".r%d", c.Repeat)

@@ -1064,7 +1064,13 @@ std::string grandchild(int fd2, const std::function<void()> &body, int ms = 2000
 // A fork while another thread holds the sink's own lock (a line being kept
 // process-wide): the child's first line that must be kept takes that lock,
 // which no thread of the child would ever let go. The sink takes it across
-// the fork (pthread_atfork), so the child logs.
+// the fork (pthread_atfork), so the child logs. The holder lets go once
+// the fork has begun: a prepare handler of the test's, registered after the
+// sink's, runs before it (prepare handlers run in reverse order), so the
+// sink's prepare waits for the holder, never a timer.
+std::atomic<bool> fork_begun{false};
+void on_fork_begun() { fork_begun = true; }
+
 TEST(Fork, AForkWhileAnotherThreadHoldsTheSinksLockLeavesTheChildFree) {
   ht::Pipe p = ht::one_page_pipe();
   std::string filler = ht::fill(p.w);
@@ -1072,16 +1078,14 @@ TEST(Fork, AForkWhileAnotherThreadHoldsTheSinksLockLeavesTheChildFree) {
   ht::spawn(c, -1, {p.r}, [&](Ctl &ctl) -> std::string {
     auto *lj = dynamic_cast<logjam::Logjam *>(logjam::sink());
     if (!lj) return "no Logjam sink";
-    std::atomic<bool> held{false}, done{false};
+    pthread_atfork(on_fork_begun, nullptr, nullptr);
+    std::atomic<bool> held{false};
     std::thread holder([&] {
       logjam::LogjamTestAccess::Held g(*lj);
       held = true;
-      while (!done) ht::sleep_ms(1);
+      while (!fork_begun) ht::sleep_ms(1);
     });
     while (!held) ht::sleep_ms(1);
-    // The fork waits for the holder to let go (before_fork takes the
-    // lock): it lets go a little later, as a real keep would.
-    std::thread([&] { ht::sleep_ms(50); done = true; }).detach();
     std::string st = grandchild(p.w, [] {
       logjam::log('I', line("g", 0));  // outside a call, fd 2 full: kept, under the lock
     });
