@@ -94,6 +94,20 @@ var catalogue = []Info{
 		// unless the fatal path writes them to fd 2 (the ledger's
 		// fatal-path rule, any thread's kept lines).
 		Contract: Contract{Ends: EndsAbort, Replaced: true}},
+	{ID: "F6",
+		Slug:    "forwarder-pipe-context-then-fatal",
+		Family:  "fatal",
+		Summary: "wurlitzer: original sys.stderr, fd 2 a one-page pipe drained by a forwarder that needs the GIL (captured after the module was imported); the call logs 3 Error lines of context, then a Fatal line, and the runtime aborts",
+		// What is in the forwarder's pipe (or in its hands, waiting for
+		// the GIL the fatal thread holds) dies with the process: only a
+		// write to the stream the forwarder copies to, the old fd 2,
+		// reaches the parent.
+		Contract: Contract{Ends: EndsAbort}},
+	{ID: "F7",
+		Slug:     "jupyter-forwarder-pipe-context-then-fatal",
+		Family:   "fatal",
+		Summary:  "F6 under ipykernel: sys.stderr its OutStream",
+		Contract: Contract{Ends: EndsAbort, Replaced: true}},
 	{ID: "H0",
 		Slug:    "failpoint-probe",
 		Family:  "harness",
