@@ -71,14 +71,22 @@ type Fallback struct {
 }
 
 // FatalFlush: the kept lines a sink's fatal path wrote to fd 2 before the
-// fatal line Fatal (its sequence number); Left were not written.
+// fatal line Fatal (its sequence number); Left were not written. To is
+// where they went: fd 2 (empty), or ToOutlivingCopy, with Drained the bytes
+// the fatal path moved there from fd 2's forwarder pipe first.
 type FatalFlush struct {
 	Meta
 	Thread  string   `json:"thread"`
 	Fatal   int      `json:"fatal"`
 	Written [][]byte `json:"written"`
 	Left    int      `json:"left"`
+	To      string   `json:"to,omitempty"`
+	Drained int      `json:"drained,omitempty"`
 }
+
+// ToOutlivingCopy is FatalFlush.To for the descriptor open on what fd 2 was
+// when the sink was installed (a forwarder's saved copy of the old fd 2).
+const ToOutlivingCopy = "outliving copy"
 
 // Dropped: lines a sink dropped on purpose, with why.
 type Dropped struct {

@@ -37,13 +37,16 @@ type logjamSink struct {
 	// (behind).
 	added, taken, written uint64
 	lastAdded             map[*sim.Thread]uint64
+	// out: fd 2 as installed, and the forwarder's pipe it may have become
+	// (logjam_outliving.go).
+	out *outliving
 }
 
 func newLogjamSink(k *kit) *logjamSink {
 	r := mergedRules
 	r.name = "logjam"
 	k.retryEINTR = true
-	p := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: r}}
+	p := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: r}, out: newOutliving()}
 	k.rt.In.AtTeardown(p.daemonNote)
 	k.rt.In.AtExit(func(t *sim.Thread) {
 		// An exception in an atexit callback is reported, not lost.
@@ -148,6 +151,12 @@ func (p *logjamSink) fatal(t *sim.Thread, l sim.Line) {
 	tk := taken{note: note, lines: lines}
 	if t.InCall() {
 		tk = tk.then(p.take(t))
+	}
+	if rd := p.out.forwarderReader(); rd >= 0 {
+		if out := p.out.copyOf(rd); out >= 0 {
+			p.rescue(t, l, tk, rd, out)
+			return
+		}
 	}
 	if !tk.empty() {
 		// A pipe: each line tried within the bound (writeEachBounded); a
@@ -437,9 +446,14 @@ func (p *logjamSink) takeOutside() taken {
 // so its lines reach fd 2 in the order it logged them (a call's line that
 // found room went before them: REORDERED; TestALineKeptOutsideACallGoes
 // BeforeTheThreadsNextCall).
+//
+// And on an in-process forwarder's pipe a call that holds the GIL keeps
+// its lines: the forwarder cannot drain them before the call lets the GIL
+// go, and what it read meanwhile it holds, waiting for the GIL, where a
+// Fatal line's rescue cannot reach it (TestACallOnAForwardersPipeKeeps).
 func (p *logjamSink) Enter(t *sim.Thread) {
 	p.adaptiveSink.Enter(t)
-	if p.behind(t) {
+	if p.behind(t) || (t.HoldsGIL() && p.out.forwarderReader() >= 0) {
 		p.call(t).direct = false
 	}
 }

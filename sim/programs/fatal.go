@@ -4,7 +4,7 @@ import (
 	"logjam/sim"
 )
 
-// The fatal family (docs/SCENARIOS.md, rows F1-F5): a call that crashes, hangs or
+// The fatal family (docs/SCENARIOS.md, rows F1-F7): a call that crashes, hangs or
 // logs a Fatal line. The seed's second review round: buffering loses the
 // logs of a call that crashes or hangs; its third: a fatal line leaves its
 // context behind.
@@ -14,6 +14,8 @@ func init() {
 	play(&Program{ID: "F3", Run: capturedContextThenFatal})
 	play(&Program{ID: "F4", Run: stallThenFatal})
 	play(&Program{ID: "F5", Run: otherThreadKeptThenFatal})
+	play(&Program{ID: "F6", Run: func(e *Env) *sim.PyErr { return forwardedContextThenFatal(e, sim.Wurlitzer) }})
+	play(&Program{ID: "F7", Run: func(e *Env) *sim.PyErr { return forwardedContextThenFatal(e, sim.IPyKernel) }})
 }
 
 // The context every F program logs before it crashes, hangs or dies.
@@ -129,6 +131,24 @@ func otherThreadKeptThenFatal(e *Env) *sim.PyErr {
 	e.call(e.Main, "execute", func() *sim.NativeError {
 		logContext(e, e.Main, be, contextLines)
 		rt.Log(e.Main, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d errors", contextLines)
+		return nil // not reached: a fatal line aborts
+	})
+	return nil
+}
+
+// forwardedContextThenFatal (F6, F7): fd 2 is captured in-process after the
+// module was imported (the sink was installed with fd 2 the parent's), and
+// the call's context and its Fatal line meet a pipe only a GIL waiter
+// drains:
+//
+//	with capture():          # wurlitzer's, or ipykernel's (sys.stderr its OutStream)
+//	    module.execute()     # 3 errors of context, then ET_LOG(Fatal) and abort()
+func forwardedContextThenFatal(e *Env, style sim.ForwarderStyle) *sim.PyErr {
+	captureFD2(e, style)
+	be := e.RT.NewBackend("vendor")
+	e.call(e.Main, "execute", func() *sim.NativeError {
+		logContext(e, e.Main, be, contextLines)
+		e.RT.Log(e.Main, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d errors", contextLines)
 		return nil // not reached: a fatal line aborts
 	})
 	return nil

@@ -32,7 +32,10 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F4"}}, both(linesAroundTheStall, contextBeforeTheFatalLine), verdict.OK, verdict.OK, verdict.Lost, verdict.Lost, verdict.OK, verdict.OK),
 			// F5: another thread's lines the sink kept process-wide die with the abort unless the fatal path
 			// writes them; buffered and merged send them to fd 2 at once (MISROUTED, after LOST for buffered).
-			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F5"}}, both(contextBeforeTheFatalLine, otherThreadInTheFatalPath), verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.Misrouted, verdict.OK)),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F5"}}, both(contextBeforeTheFatalLine, otherThreadInTheFatalPath), verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.Misrouted, verdict.OK),
+			// F6, F7: fd 2 an in-process forwarder's pipe; only logjam's outliving copy of fd 2 outlives the process.
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F6"}}, toTheOutlivingCopy, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F7"}}, toTheOutlivingCopy, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK)),
 	)
 })
 
@@ -129,3 +132,30 @@ func otherThreadInTheFatalPath(out *cell.Outcome) {
 	}
 	Expect(theirs).To(Equal(2))
 }
+
+// toTheOutlivingCopy: on a forwarder's pipe (F6, F7) an OK leaves the call's
+// lines, in order, then the fatal line on the parent's stream, and logjam
+// owes it to its fatal path's write to fd 2's outliving copy: the call kept
+// its 3 lines (the forwarder needs the GIL the call holds), and the fatal
+// path wrote them there.
+func toTheOutlivingCopy(out *cell.Outcome) {
+	if out.Observed == verdict.OK {
+		By("finding on the parent's stream every line of the call before the fatal line, in the order logged, then the fatal line")
+		Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
+	}
+	if out.Policy != "logjam" {
+		return
+	}
+	By("owing logjam's OK to its fatal path: the call's kept lines went to fd 2's outliving copy, not into the forwarder's pipe")
+	var to []telemetry.FatalFlush
+	for _, f := range out.Transcript.FatalFlushes {
+		if f.To == telemetry.ToOutlivingCopy {
+			to = append(to, f)
+		}
+	}
+	Expect(to).To(HaveLen(1))
+	Expect(to[0].Written).To(HaveLen(contextLines))
+}
+
+// contextLines is the context every F program logs before its end.
+const contextLines = 3
