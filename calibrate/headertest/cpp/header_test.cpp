@@ -1192,3 +1192,85 @@ TEST(Fatal, FromASignalHandlerOnTheThreadThatHoldsTheSinksLock) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- a forwarder's pipe
+
+namespace {
+
+// capture_fd2: what ipykernel and wurlitzer do, in the child: fd 2 becomes
+// a new one-page pipe, a copy of the old fd 2 is kept open (the forwarder's
+// saved copy); returns the pipe's read end, which this process holds.
+int capture_fd2() {
+  ht::Pipe f = ht::one_page_pipe();
+  if (dup(2) < 0) abort();  // the saved copy of the old fd 2
+  dup2(f.w, 2);
+  close(f.w);
+  return f.r;
+}
+
+}  // namespace
+
+// A Fatal line on an in-process forwarder's pipe goes, with what the pipe
+// holds and the call's lines, to the descriptor still open on what fd 2 was
+// at install (the forwarder's saved copy): the pipe dies with the process.
+// The model pins the same rule in TestAFatalLineOnAForwardersPipeGoesTo
+// TheOutlivingCopy.
+TEST(Fatal, OnAForwardersPipeGoesToTheOutlivingCopy) {
+  ht::Pipe p = ht::one_page_pipe();
+  Child c;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
+    int rd = capture_fd2();  // no forwarder thread reads: its reads wait for the GIL this thread holds
+    (void)rd;
+    std::string pre = line("p", 0);
+    if (write(2, pre.data(), pre.size()) != (ssize_t)pre.size()) return "no room for the first line";
+    logjam::enter();
+    ht::log_all("c", 0, 3);
+    logjam::log('F', line("F", 0));
+    ctl.say("aborting");
+    abort();
+  });
+  close(p.w);
+  ht::Reader r{p.r};
+  EXPECT_TRUE(c.expect("aborting"));
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, line("p", 0) + lines("c", 0, 3) + line("F", 0)));
+  ASSERT_TRUE(c.wait());
+  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
+  close(p.r);
+}
+
+// A call that holds the GIL keeps its lines while fd 2 is a forwarder's
+// pipe: a forwarder that reads as bytes arrive holds what it read while it
+// waits for the GIL, and that dies with the process. Here it reads at once
+// and then waits for ever for a lock this thread holds (the GIL's part).
+TEST(Fatal, OnAForwardersPipeTheCallKeepsWhatTheForwarderWouldHold) {
+  ht::Pipe p = ht::one_page_pipe();
+  Child c;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
+    int rd = capture_fd2();
+    static std::mutex gil;
+    gil.lock();
+    std::thread([rd] {
+      char buf[1024];
+      while (read(rd, buf, sizeof buf) > 0) {
+        std::lock_guard<std::mutex> g(gil);  // never: the fatal thread holds it
+      }
+    }).detach();
+    logjam::enter();
+    ht::log_all("c", 0, 3);
+    for (int q = 1; q > 0; std::this_thread::yield()) {  // the forwarder has taken what the pipe holds, if anything
+      if (ioctl(rd, FIONREAD, &q) != 0) return "FIONREAD";
+    }
+    logjam::log('F', line("F", 0));
+    ctl.say("aborting");
+    abort();
+  });
+  close(p.w);
+  ht::Reader r{p.r};
+  EXPECT_TRUE(c.expect("aborting"));
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, lines("c", 0, 3) + line("F", 0)));
+  ASSERT_TRUE(c.wait());
+  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
+  close(p.r);
+}

@@ -64,6 +64,9 @@ struct Observer {
   // The fatal path wrote these kept lines (oldest first) before the fatal
   // line; left were not written (no room).
   virtual void fatal_flush(const std::vector<std::string> &written, size_t left) { (void)written; (void)left; }
+  // The fatal path wrote to fd 2's outliving copy (descriptor fd) instead
+  // of fd 2, first the drained bytes fd 2's forwarder pipe held.
+  virtual void outliving_copy(int fd, size_t drained) { (void)fd; (void)drained; }
   // A write to fd 2 that may block with the GIL held begins / ends.
   virtual void fd2_write(bool begin) { (void)begin; }
 };
@@ -575,6 +578,110 @@ inline Exc write_released(const std::vector<std::string> &all, bool run_handlers
   return raised;
 }
 
+// ---- an in-process forwarder's pipe, and fd 2's outliving copy
+
+// What fd 2 is when the sink is installed (st_dev, st_ino): once fd 2 is a
+// pipe an in-process forwarder drains (ipykernel, wurlitzer), a descriptor
+// still open on this object is the forwarder's saved copy of the old fd 2,
+// the stream that outlives the process (docs/CONTRACT.md, "A Fatal line on
+// a forwarder's pipe"). The scans use fstat and fcntl only, over
+// kScanLimit descriptors: a fatal path in a signal handler can run them.
+constexpr int kScanLimit = 1024;
+namespace detail {
+struct Installed {
+  std::atomic<bool> ok{false};
+  std::atomic<dev_t> dev{0};
+  std::atomic<ino_t> ino{0};
+};
+inline Installed &installed() { static Installed i; return i; }
+inline bool same(const struct stat &a, dev_t dev, ino_t ino) { return a.st_dev == dev && a.st_ino == ino; }
+// scan_reader: a descriptor other than fd 2 open for reading on the pipe
+// *st2 is, or -1.
+inline int scan_reader(const struct stat &st2) {
+  for (int d = 0; d < kScanLimit; d++) {
+    struct stat st;
+    if (d == 2 || fstat(d, &st) != 0 || !same(st, st2.st_dev, st2.st_ino)) continue;
+    int fl = fcntl(d, F_GETFL);
+    if (fl >= 0 && (fl & O_ACCMODE) == O_RDONLY) return d;
+  }
+  return -1;
+}
+}  // namespace detail
+
+inline void record_installed() {
+  struct stat st;
+  if (fstat(2, &st) != 0) return;
+  detail::installed().dev.store(st.st_dev);
+  detail::installed().ino.store(st.st_ino);
+  detail::installed().ok.store(true);
+}
+
+// forwarder_reader: the read end of fd 2's pipe when this process holds it
+// (an in-process forwarder's), or -1. One fstat; the scan once per thread
+// per fd-2 object (cached by st_dev, st_ino). Not for a signal handler
+// (scan_reader is).
+inline int forwarder_reader() {
+  struct stat st;
+  if (fstat(2, &st) != 0 || !S_ISFIFO(st.st_mode)) return -1;
+  struct Cache { bool ok = false; dev_t dev = 0; ino_t ino = 0; int reader = -1; };
+  static thread_local Cache c;
+  if (!c.ok || !detail::same(st, c.dev, c.ino)) c = Cache{true, st.st_dev, st.st_ino, detail::scan_reader(st)};
+  return c.reader;
+}
+
+// outliving_copy: when fd 2 is a pipe whose reader rd is in this process,
+// a descriptor other than fd 2 and rd open on what fd 2 was at install, or
+// -1 (none: the sink was installed after the capture began). Async-signal-
+// safe: fstat and fcntl only.
+inline int outliving_copy(int *rd) {
+  struct stat st2;
+  detail::Installed &in = detail::installed();
+  if (!in.ok.load() || fstat(2, &st2) != 0 || !S_ISFIFO(st2.st_mode)) return -1;
+  if (detail::same(st2, in.dev.load(), in.ino.load())) return -1;
+  *rd = detail::scan_reader(st2);
+  if (*rd < 0) return -1;
+  for (int d = 0; d < kScanLimit; d++) {
+    struct stat st;
+    if (d != 2 && d != *rd && fstat(d, &st) == 0 && detail::same(st, in.dev.load(), in.ino.load())) return d;
+  }
+  return -1;
+}
+
+// write_to: b whole to fd, retrying EINTR; on EAGAIN it waits for room at
+// most the room check's wait, then gives the rest up.
+inline void write_to(int fd, const char *p, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n > 0) { p += n; len -= (size_t)n; continue; }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      struct pollfd q = {fd, POLLOUT, 0};
+      if (poll(&q, 1, kRoomWaitMs) > 0) continue;
+    }
+    return;
+  }
+}
+
+// drain_to: what the pipe whose read end is rd holds, moved to out through
+// a non-blocking second open of the read end (a forwarder reading at the
+// same moment cannot leave this read waiting). Returns the bytes moved.
+inline size_t drain_to(int rd, int out) {
+  char path[32];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", rd);
+  int tw = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (tw < 0) return 0;
+  size_t moved = 0;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(tw, buf, sizeof buf);
+    if (n > 0) { write_to(out, buf, (size_t)n); moved += (size_t)n; continue; }
+    if (n < 0 && errno == EINTR) continue;
+    break;
+  }
+  close(tw);
+  return moved;
+}
+
 }  // namespace fd2
 
 // ---------------------------------------------------------------- the interface
@@ -625,9 +732,11 @@ inline void register_at_fork() {
 }  // namespace detail
 
 // install makes s the process's sink (owned; never freed: a daemon thread
-// may log until the process ends), with its at-fork handlers.
+// may log until the process ends), with its at-fork handlers, and records
+// what fd 2 is now (fd2::outliving_copy).
 inline void install(Sink *s) {
   detail::register_at_fork();
+  fd2::record_installed();
   detail::sink_slot().store(s);
 }
 inline Sink *sink() { return detail::sink_slot().load(); }
@@ -724,6 +833,11 @@ class Logjam : public Sink {
     // fd 2 in the order it logged them (Outside.ALineKeptOutsideACallGoes
     // BeforeTheThreadsNextCall).
     if (behind()) c.direct = false;
+    // On an in-process forwarder's pipe the call keeps its lines: the
+    // forwarder cannot drain them while the call holds the GIL, and what it
+    // read meanwhile it holds, waiting for the GIL, where a Fatal line's
+    // rescue cannot reach it (Fatal.OnAForwardersPipeGoesToTheOutlivingCopy).
+    if (fd2::forwarder_reader() >= 0) c.direct = false;
   }
 
   void emit(char level, const std::string &b) override {
@@ -863,6 +977,16 @@ class Logjam : public Sink {
       mu_.unlock();
     }
     if (in_call()) t = t.then(call().kept.take());
+    int rd = -1;
+    if (int out = fd2::outliving_copy(&rd); out >= 0) {  // fd 2 a forwarder's pipe: its saved copy outlives it
+      size_t drained = fd2::drain_to(rd, out);
+      auto all = t.all();
+      for (const std::string &line : all) fd2::write_to(out, line.data(), line.size());
+      observer().fatal_flush(t.lines, 0);
+      observer().outliving_copy(out, drained);
+      fd2::write_to(out, b.data(), b.size());
+      return;
+    }
     if (!t.empty()) {
       auto all = t.all();
       size_t wrote = 0;
