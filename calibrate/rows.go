@@ -70,6 +70,8 @@ var Rows = []Row{
 	{ID: "F3", FD2: FD2File},
 	{ID: "F4", FD2: FD2Pipe, Note: "paced: one line per 25 ms of delegate work with the GIL held, as the simulated row"},
 	{ID: "F5", FD2: FD2File, Note: "T1 is a threading.Thread whose target logs 2 lines outside any call (execute_logging, GIL held), joined before the call"},
+	{ID: "F6", FD2: FD2File, Note: "wurlitzer's capture made in the script after the extension was imported; its forwarder reads on the barrier (when every other thread waits for what only the process can end), as the simulated forwarder"},
+	{ID: "F7", FD2: FD2File, Note: "F6 with ipykernel's capture (sys.stderr its OutStream)"},
 	{ID: "U1", FD2: FD2File},
 	{ID: "U2", FD2: FD2File},
 	{ID: "U3", FD2: FD2File},

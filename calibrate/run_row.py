@@ -403,6 +403,24 @@ def row_F5():
     call("execute", body)
 
 
+def forwarded_context_then_fatal(style):
+    FD2Capture(style, barrier=True)  # after the import: the sink saw fd 2 the parent's
+
+    def body():
+        for i in range(3):
+            ext.log("E", "vendor_backend.cpp", 200 + i, b"context %d" % i)
+        ext.log("F", "vendor_backend.cpp", 210, b"Fatal: delegate state corrupt")
+    call("execute", body)
+
+
+def row_F6():
+    forwarded_context_then_fatal("wurlitzer")
+
+
+def row_F7():
+    forwarded_context_then_fatal("ipykernel")
+
+
 def row_U1():
     sys.stderr = Capture()
     data = b"\xff" * 128
