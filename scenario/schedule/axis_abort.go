@@ -43,7 +43,7 @@ func (abortAxis) InContract(s Schedule) error {
 	case k.StallAt(StallAtAbort) && k.outsideLines() > 0:
 		return outside("a stall at the abort with lines outside a call (kept process-wide, they meet the full pipe in the fatal path)")
 	case k.FD2.Kind != FD2File && k.FD2.Kind != FD2Pipe && k.FD2.Kind != FD2PTY:
-		return outside("an abort with fd 2 %s (a forwarder's pipe gets only what fits)", k.FD2.Kind)
+		return outside("an abort with fd 2 %s (a chunk the forwarder read of earlier lines waits for the GIL in its hands and dies)", k.FD2.Kind)
 	case !k.Abort.Fatal && k.Stderr.Kind != StderrOriginal:
 		return outside("a foreign abort with sys.stderr replaced (what it holds dies)")
 	case k.Stderr.Kind != StderrOriginal && len(k.Threads[0].Calls) != 1:
