@@ -42,7 +42,7 @@ func (abortAxis) InContract(s Schedule) error {
 		return outside("a foreign abort with lines outside a call (kept process-wide, they die with it: no fatal path)")
 	case k.StallAt(StallAtAbort) && k.outsideLines() > 0:
 		return outside("a stall at the abort with lines outside a call (kept process-wide, they meet the full pipe in the fatal path)")
-	case k.FD2.Kind != FD2File && k.FD2.Kind != FD2Pipe && k.FD2.Kind != FD2PTY:
+	case k.FD2.Kind != FD2File && k.FD2.Kind != FD2Pipe && k.FD2.Kind != FD2PTY && !k.FD2.forwarded():
 		return outside("an abort with fd 2 %s (a chunk the forwarder read of earlier lines waits for the GIL in its hands and dies)", k.FD2.Kind)
 	case !k.Abort.Fatal && k.Stderr.Kind != StderrOriginal:
 		return outside("a foreign abort with sys.stderr replaced (what it holds dies)")

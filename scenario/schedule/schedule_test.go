@@ -41,8 +41,8 @@ func TestInContractRefusesTheEdges(t *testing.T) {
 			k.FD2 = FD2{Kind: FD2Wurlitzer, Capacity: 4096, Chunk: 1024}
 			k.Threads = append(k.Threads, Thread{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}})
 		},
-		"abort on a forwarder": func(k *Sink) {
-			k.Abort = &Abort{Fatal: true}
+		"a foreign abort on a forwarder": func(k *Sink) {
+			k.Abort = &Abort{}
 			k.FD2 = FD2{Kind: FD2Wurlitzer, Capacity: 4096, Chunk: 1}
 		},
 		"foreign abort, captured": func(k *Sink) { k.Abort = &Abort{}; k.Stderr.Kind = StderrCaptured },

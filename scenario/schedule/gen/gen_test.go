@@ -39,8 +39,11 @@ func TestDrawnSchedulesStayInsideTheContract(t *testing.T) {
 		k := s.Sink
 		captured := k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer
 		if k.Abort != nil {
-			if captured || k.Daemons > 0 || k.Outside > 0 || k.Threads[0].Outside > 0 {
-				t.Fatalf("an abort with a forwarder, daemons or the main thread's lines outside a call: %s", s.JSON())
+			if k.Daemons > 0 || k.Outside > 0 || k.Threads[0].Outside > 0 {
+				t.Fatalf("an abort with daemons or the main thread's lines outside a call: %s", s.JSON())
+			}
+			if captured && (!k.Abort.Fatal || len(k.Threads) != 1 || len(k.Threads[0].Calls) != 1 || k.Sigint != "" || k.FD2.Errors != nil) {
+				t.Fatalf("an abort on a forwarder's pipe other than a Fatal line in one thread's only call: %s", s.JSON())
 			}
 			if len(k.Threads) > 1 && k.Stderr.Kind != StderrOriginal {
 				t.Fatalf("an abort with other threads and sys.stderr replaced: %s", s.JSON())
