@@ -108,6 +108,18 @@ var catalogue = []Info{
 		Family:   "fatal",
 		Summary:  "F6 under ipykernel: sys.stderr its OutStream",
 		Contract: Contract{Ends: EndsAbort, Replaced: true}},
+	{ID: "F8",
+		Slug:     "jupyter-captured-before-import-then-fatal",
+		Family:   "fatal",
+		Summary:  "F7 with the capture made before the module was imported (a notebook: the kernel captures fd 2 at start)",
+		Contract: Contract{Ends: EndsAbort, Replaced: true}},
+	{ID: "F9",
+		Slug:    "wurlitzer-captured-before-import-then-fatal",
+		Family:  "fatal",
+		Summary: "F6 with the capture made before the module was imported (the edge: nothing names wurlitzer's saved copy)",
+		// No sink can find the old fd 2 here: logjam's LOST is the
+		// contract's edge (docs/CONTRACT.md), shown, not hidden.
+		Contract: Contract{Ends: EndsAbort}},
 	{ID: "H0",
 		Slug:    "failpoint-probe",
 		Family:  "harness",
