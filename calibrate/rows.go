@@ -72,6 +72,8 @@ var Rows = []Row{
 	{ID: "F5", FD2: FD2File, Note: "T1 is a threading.Thread whose target logs 2 lines outside any call (execute_logging, GIL held), joined before the call"},
 	{ID: "F6", FD2: FD2File, Note: "wurlitzer's capture made in the script after the extension was imported; its forwarder reads on the barrier (when every other thread waits for what only the process can end), as the simulated forwarder"},
 	{ID: "F7", FD2: FD2File, Note: "F6 with ipykernel's capture (sys.stderr its OutStream)"},
+	{ID: "F8", FD2: FD2File, Note: "ipykernel's capture made before the sink is installed (ext.setup again after it); the OutStream's _original_stdstream_copy is its saved copy, as ipykernel's"},
+	{ID: "F9", FD2: FD2File, Note: "wurlitzer's capture made before the sink is installed (ext.setup again after it)"},
 	{ID: "U1", FD2: FD2File},
 	{ID: "U2", FD2: FD2File},
 	{ID: "U3", FD2: FD2File},

@@ -199,6 +199,8 @@ class FD2Capture:
         r, w = os.pipe()
         fcntl.fcntl(w, 1031, capacity)  # F_SETPIPE_SZ
         self.saved = os.dup(2)
+        if style == "ipykernel":
+            self.sink._original_stdstream_copy = self.saved  # as ipykernel's OutStream keeps it
         os.dup2(w, 2)
         os.close(w)
         self.r = r
@@ -411,6 +413,25 @@ def forwarded_context_then_fatal(style):
             ext.log("E", "vendor_backend.cpp", 200 + i, b"context %d" % i)
         ext.log("F", "vendor_backend.cpp", 210, b"Fatal: delegate state corrupt")
     call("execute", body)
+
+
+def imported_under_capture_then_fatal(style):
+    FD2Capture(style, barrier=True)
+    ext.setup(POLICY, TEL)  # the module imported now: the sink installed with fd 2 the pipe already
+
+    def body():
+        for i in range(3):
+            ext.log("E", "vendor_backend.cpp", 200 + i, b"context %d" % i)
+        ext.log("F", "vendor_backend.cpp", 210, b"Fatal: delegate state corrupt")
+    call("execute", body)
+
+
+def row_F8():
+    imported_under_capture_then_fatal("ipykernel")
+
+
+def row_F9():
+    imported_under_capture_then_fatal("wurlitzer")
 
 
 def row_F6():

@@ -50,6 +50,9 @@ func (rt *Runtime) CaptureFD2(style ForwarderStyle, sink Stream) (*FD2Capture, e
 		return nil, fmt.Errorf("fd 2 after dup2: %w", err)
 	}
 	c := &FD2Capture{rt: rt, style: style, sink: sink, read: p[0], saved: saved}
+	if m, ok := sink.(*MemStream); ok && style.Name == IPyKernel.Name {
+		m.SetOriginalStdstreamCopy(saved) // the OutStream's _original_stdstream_copy
+	}
 	c.F = rt.In.StartNative(style.Name+" forwarder", true, c.forward)
 	rt.FD2.SetDrainer(c.F)
 	rt.Tel.Emit(telemetry.CaptureFD2{Style: style.Name, Chunk: style.Chunk, Pipe: size, Forwarder: c.F.Name})

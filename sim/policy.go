@@ -23,6 +23,12 @@ type Policy interface {
 	ExceptionText(main, appended []byte) (string, *PyErr)
 }
 
+// Installer is a policy with state of its own to set when the module is
+// imported (Runtime.ImportModule): what it records of the process then.
+type Installer interface {
+	Install(t *Thread)
+}
+
 // PolicyMaker builds a runtime's policy (see package logjam/sim/policy).
 type PolicyMaker func(rt *Runtime) (Policy, error)
 

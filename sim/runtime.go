@@ -243,3 +243,18 @@ func (rt *Runtime) Abort(why string) {
 	rt.Tel.Emit(telemetry.Abort{Why: why})
 	signals.DieBy(syscall.SIGABRT)
 }
+
+// ImportModule is the binding's module imported (again) now, after the
+// program changed the process (a capture of fd 2 made before the import):
+// a policy that records something at install (Installer) records it now.
+// A runtime's policy is installed once when the runtime starts; a program
+// that imports the module later says so with this.
+func (rt *Runtime) ImportModule(t *Thread) {
+	p := rt.Policy
+	if u, ok := p.(interface{ Unwrap() Policy }); ok {
+		p = u.Unwrap()
+	}
+	if in, ok := p.(Installer); ok {
+		in.Install(t)
+	}
+}

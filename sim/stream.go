@@ -316,6 +316,21 @@ type MemStream struct {
 	mu       sync.Mutex
 	buf      strings.Builder
 	attempts []Attempt
+
+	// savedCopy is ipykernel's OutStream._original_stdstream_copy: the
+	// descriptor of the old fd 2 its capture kept (-1 or unset: none).
+	savedCopy    int
+	hasSavedCopy bool
+}
+
+// SetOriginalStdstreamCopy gives the stream ipykernel's
+// _original_stdstream_copy attribute: fd, its saved copy of the old fd 2.
+func (m *MemStream) SetOriginalStdstreamCopy(fd int) { m.savedCopy, m.hasSavedCopy = fd, true }
+
+// OriginalStdstreamCopy is the stream's _original_stdstream_copy, if it has
+// one (an OutStream of ipykernel that captured fd 2).
+func (m *MemStream) OriginalStdstreamCopy() (int, bool) {
+	return m.savedCopy, m.hasSavedCopy && m.savedCopy >= 0
 }
 
 // Attempt is one call of write: the text offered, what was kept of it, and

@@ -46,7 +46,7 @@ func newLogjamSink(k *kit) *logjamSink {
 	r := mergedRules
 	r.name = "logjam"
 	k.retryEINTR = true
-	p := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: r}, out: newOutliving()}
+	p := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: r}, out: newOutliving(k.rt.In.Stderr())}
 	k.rt.In.AtTeardown(p.daemonNote)
 	k.rt.In.AtExit(func(t *sim.Thread) {
 		// An exception in an atexit callback is reported, not lost.

@@ -30,11 +30,30 @@ type outliving struct {
 	reader    int
 }
 
-func newOutliving() *outliving {
+// newOutliving records what fd 2 is at install. When fd 2 is a
+// forwarder's pipe already (the module imported under a capture), the
+// descriptor sys.stderr names as its _original_stdstream_copy (ipykernel's
+// OutStream keeps its saved copy of the old fd 2 there) stands for what fd
+// 2 was; without one the record is the pipe, and no copy will be found.
+func newOutliving(stderr sim.Stream) *outliving {
 	o := &outliving{reader: -1}
 	o.installed, o.installedOK = fdscan.Of(2)
+	if fdscan.PipeReader(2) < 0 {
+		return o
+	}
+	if s, ok := stderr.(interface{ OriginalStdstreamCopy() (int, bool) }); ok {
+		if fd, ok := s.OriginalStdstreamCopy(); ok {
+			if id, ok := fdscan.Of(fd); ok {
+				o.installed, o.installedOK = id, true
+			}
+		}
+	}
 	return o
 }
+
+// Install is the module imported again (sim.Runtime.ImportModule): what fd
+// 2 is, recorded anew (TestASinkInstalledUnderIPyKernelsCaptureFindsItsSavedCopy).
+func (p *logjamSink) Install(t *sim.Thread) { p.out = newOutliving(p.rt.In.Stderr()) }
 
 // forwarderReader is the read end of fd 2's pipe when a descriptor of this
 // process holds it (an in-process forwarder's), else -1. One fstat of fd 2

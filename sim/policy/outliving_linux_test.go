@@ -116,3 +116,51 @@ func TestAFatalLineOnAForwardersPipeGoesToTheOutlivingCopy(t *testing.T) {
 		t.Fatalf("the fatal path left %d bytes in the forwarder's pipe (%v)", n, err)
 	}
 }
+
+// A sink installed when fd 2 is a forwarder's pipe already (a notebook's
+// kernel captured it before the module was imported) takes the descriptor
+// sys.stderr names as its _original_stdstream_copy (ipykernel's OutStream)
+// for what fd 2 was; without one there is no outliving copy, and the fatal
+// path writes to fd 2.
+func TestASinkInstalledUnderIPyKernelsCaptureFindsItsSavedCopy(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "fd2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved, err := unix.Dup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) })
+	mk, err := ByName("logjam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
+	r := onForwardersPipe(t, rt)
+	copyFD, err := unix.Dup(int(f.Fd())) // the OutStream's own copy of the old fd 2
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(copyFD)
+	out := sim.NewMemStream("OutStream")
+	rt.In.SetStderr(out)
+
+	rt.ImportModule(rt.Main) // no _original_stdstream_copy yet: the record is the pipe
+	if rd := p.out.forwarderReader(); rd != int(r.Fd()) || p.out.copyOf(rd) != -1 {
+		t.Fatalf("installed under a capture with nothing naming the old fd 2, the sink found an outliving copy (reader %d, copy %d)", rd, p.out.copyOf(rd))
+	}
+	out.SetOriginalStdstreamCopy(copyFD)
+	rt.ImportModule(rt.Main)
+	if rd := p.out.forwarderReader(); p.out.copyOf(rd) < 0 {
+		t.Fatal("installed under ipykernel's capture, the sink did not take the OutStream's _original_stdstream_copy for what fd 2 was")
+	}
+}

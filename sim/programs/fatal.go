@@ -4,7 +4,7 @@ import (
 	"logjam/sim"
 )
 
-// The fatal family (docs/SCENARIOS.md, rows F1-F7): a call that crashes, hangs or
+// The fatal family (docs/SCENARIOS.md, rows F1-F9): a call that crashes, hangs or
 // logs a Fatal line. The seed's second review round: buffering loses the
 // logs of a call that crashes or hangs; its third: a fatal line leaves its
 // context behind.
@@ -16,6 +16,8 @@ func init() {
 	play(&Program{ID: "F5", Run: otherThreadKeptThenFatal})
 	play(&Program{ID: "F6", Run: func(e *Env) *sim.PyErr { return forwardedContextThenFatal(e, sim.Wurlitzer) }})
 	play(&Program{ID: "F7", Run: func(e *Env) *sim.PyErr { return forwardedContextThenFatal(e, sim.IPyKernel) }})
+	play(&Program{ID: "F8", Run: func(e *Env) *sim.PyErr { return importedUnderCaptureThenFatal(e, sim.IPyKernel) }})
+	play(&Program{ID: "F9", Run: func(e *Env) *sim.PyErr { return importedUnderCaptureThenFatal(e, sim.Wurlitzer) }})
 }
 
 // The context every F program logs before it crashes, hangs or dies.
@@ -145,6 +147,23 @@ func otherThreadKeptThenFatal(e *Env) *sim.PyErr {
 //	    module.execute()     # 3 errors of context, then ET_LOG(Fatal) and abort()
 func forwardedContextThenFatal(e *Env, style sim.ForwarderStyle) *sim.PyErr {
 	captureFD2(e, style)
+	return contextThenFatal(e)
+}
+
+// importedUnderCaptureThenFatal (F8, F9): F7 and F6 in a process whose fd
+// 2 was captured before the module was imported (a notebook's kernel
+// captures at start):
+//
+//	capture()                # ipykernel's (the kernel), or wurlitzer's
+//	import module            # the sink is installed: fd 2 is the pipe already
+//	module.execute()         # 3 errors of context, then ET_LOG(Fatal) and abort()
+func importedUnderCaptureThenFatal(e *Env, style sim.ForwarderStyle) *sim.PyErr {
+	captureFD2(e, style)
+	e.RT.ImportModule(e.Main)
+	return contextThenFatal(e)
+}
+
+func contextThenFatal(e *Env) *sim.PyErr {
 	be := e.RT.NewBackend("vendor")
 	e.call(e.Main, "execute", func() *sim.NativeError {
 		logContext(e, e.Main, be, contextLines)

@@ -35,7 +35,11 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F5"}}, both(contextBeforeTheFatalLine, otherThreadInTheFatalPath), verdict.Lost, verdict.Misrouted, verdict.Lost, verdict.Lost, verdict.Misrouted, verdict.OK),
 			// F6, F7: fd 2 an in-process forwarder's pipe; only logjam's outliving copy of fd 2 outlives the process.
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F6"}}, toTheOutlivingCopy, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
-			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F7"}}, toTheOutlivingCopy, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK)),
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F7"}}, toTheOutlivingCopy, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
+			// F8: captured before the import; ipykernel's OutStream names its saved copy of the old fd 2.
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F8"}}, toTheOutlivingCopy, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
+			// F9: the contract's edge (docs/CONTRACT.md): nothing names wurlitzer's saved copy, and no sink gets the lines out.
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "F9"}}, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost)),
 	)
 })
 

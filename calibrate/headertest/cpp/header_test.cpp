@@ -1274,3 +1274,43 @@ TEST(Fatal, OnAForwardersPipeTheCallKeepsWhatTheForwarderWouldHold) {
   EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
   close(p.r);
 }
+
+// Installed under a capture (a notebook's kernel captured fd 2 before the
+// module was imported), the sink takes the descriptor sys.stderr names as
+// _original_stdstream_copy, as ipykernel's OutStream does, for what fd 2
+// was: the Fatal line and its context reach the parent through it. The
+// model pins it in TestASinkInstalledUnderIPyKernelsCaptureFindsItsSavedCopy.
+TEST(Fatal, InstalledUnderIPyKernelsCaptureTheOutStreamNamesTheOutlivingCopy) {
+  ht::Pipe p = ht::one_page_pipe();
+  Child c;
+  ht::Options o;
+  o.install = false;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
+    int saved = dup(2);  // the kernel's copy of the old fd 2
+    int rd = capture_fd2();
+    (void)rd;
+    PyRun_SimpleString("import sys\nclass OutStream:\n    def write(self, s): return len(s)\n    def flush(self): pass\n");
+    PyObject *main = PyImport_AddModule("__main__");
+    PyObject *cls = PyObject_GetAttrString(main, "OutStream");
+    PyObject *out = PyObject_CallNoArgs(cls);
+    PyObject *fd = PyLong_FromLong(saved);
+    PyObject_SetAttrString(out, "_original_stdstream_copy", fd);
+    PySys_SetObject("stderr", out);
+    Py_DECREF(fd);
+    Py_DECREF(cls);
+    logjam::install(new logjam::Logjam());  // the module imported now
+    logjam::enter();
+    ht::log_all("c", 0, 3);
+    logjam::log('F', line("F", 0));
+    ctl.say("aborting");
+    abort();
+  }, o);
+  close(p.w);
+  ht::Reader r{p.r};
+  EXPECT_TRUE(c.expect("aborting"));
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, lines("c", 0, 3) + line("F", 0)));
+  ASSERT_TRUE(c.wait());
+  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
+  close(p.r);
+}

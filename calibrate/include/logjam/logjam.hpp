@@ -608,9 +608,28 @@ inline int scan_reader(const struct stat &st2) {
 }
 }  // namespace detail
 
+inline int forwarder_reader();
+
+// record_installed: what fd 2 is now. When it is a forwarder's pipe already
+// (the module imported under a capture: a notebook's kernel captures fd 2
+// at start), the descriptor sys.stderr names as _original_stdstream_copy
+// (ipykernel's OutStream keeps its saved copy of the old fd 2 there, and
+// its fileno() returns it) stands for what fd 2 was. GIL held (install()
+// runs at import) or no interpreter.
 inline void record_installed() {
   struct stat st;
   if (fstat(2, &st) != 0) return;
+  if (S_ISFIFO(st.st_mode) && forwarder_reader() >= 0 && Py_IsInitialized() && PyGILState_Check()) {
+    PyObject *err = PySys_GetObject("stderr");  // borrowed
+    PyObject *fd = err ? PyObject_GetAttrString(err, "_original_stdstream_copy") : nullptr;
+    if (fd && PyLong_Check(fd)) {
+      long n = PyLong_AsLong(fd);
+      struct stat saved;
+      if (n >= 0 && n <= INT_MAX && fstat((int)n, &saved) == 0) st = saved;
+    }
+    Py_XDECREF(fd);
+    PyErr_Clear();
+  }
   detail::installed().dev.store(st.st_dev);
   detail::installed().ino.store(st.st_ino);
   detail::installed().ok.store(true);
