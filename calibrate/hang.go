@@ -16,19 +16,45 @@ import (
 // event before the row's deadline begins (before the timeout scale).
 const startAllowance = 20 * time.Second
 
-// hangWatch ends a real run that outlives its row's deadline, counted from
-// the child's "start" event, after reading every thread's wait state from
-// outside the child: /proc/PID/task/TID/{comm,stat,wchan,syscall}. That
+// hangConfirm is how long every thread of a real run must wait for what
+// only the process can give, in the same waits, before the run is a HANG
+// (before the timeout scale).
+const hangConfirm = 500 * time.Millisecond
+
+// hangWatch ends a real run that hangs, reading every thread's wait state
+// from outside the child (waitfor.go; /proc/PID/task/TID): as soon as every
+// thread has waited for what only the process can give, in the same waits,
+// for confirm (a real hang confirmed; the state named), or when the run
+// outlives its row's deadline, counted from the child's "start" event (a
+// block that cannot be read as one: the raw state, WaitState). That
 // reading is the HANG's evidence; the child declares nothing.
 type hangWatch struct {
-	cmd   *exec.Cmd
-	after time.Duration
+	cmd     *exec.Cmd
+	after   time.Duration
+	confirm time.Duration // 0: at the deadline only
 
 	mu    sync.Mutex
 	timer *time.Timer
 	seen  string
+	early bool // seen is a confirmed wait-for state, not the deadline's reading
 	done  bool
+	quit  chan struct{}
 }
+
+// confirmed reports whether the watch ended the run on a confirmed hang
+// (before the deadline).
+func (h *hangWatch) confirmed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.early
+}
+
+// hangPoll is how often the watch reads the wait state; hangMisses, how
+// many readings in a row may differ from a stuck state without ending it.
+const (
+	hangPoll   = 25 * time.Millisecond
+	hangMisses = 2
+)
 
 func (h *hangWatch) arm() {
 	h.mu.Lock()
@@ -46,12 +72,65 @@ func (h *hangWatch) arm() {
 		h.seen = "observed from outside: " + WaitState(pid)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	})
+	if h.confirm > 0 {
+		h.quit = make(chan struct{})
+		go h.watch(pid, h.quit)
+	}
+}
+
+// watch polls the wait state until the run ends, and ends the run once
+// every thread has been stuck in the same waits for confirm.
+func (h *hangWatch) watch(pid int, quit chan struct{}) {
+	tick := time.NewTicker(hangPoll)
+	defer tick.Stop()
+	var since time.Time
+	key := ""
+	misses := 0
+	for {
+		select {
+		case <-quit:
+			return
+		case <-tick.C:
+		}
+		ws, ok := waitState(pid)
+		cycle := ""
+		if ok {
+			cycle = stuckCycle(ws)
+		}
+		if cycle == "" || stateKey(ws) != key {
+			// A GIL waiter wakes every 5 ms and may be caught awake (on a
+			// loaded machine, waiting for a CPU): up to hangMisses readings in
+			// a row that differ leave the state as it was.
+			if misses++; key != "" && misses <= hangMisses {
+				continue
+			}
+			key, since, misses = "", time.Time{}, 0
+			if cycle != "" {
+				key, since = stateKey(ws), time.Now()
+			}
+			continue
+		}
+		misses = 0
+		if time.Since(since) < h.confirm {
+			continue
+		}
+		h.mu.Lock()
+		if !h.done && h.seen == "" {
+			h.seen, h.early = fmt.Sprintf("observed from outside, the same for %s: %s", h.confirm, cycle), true
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		h.mu.Unlock()
+		return
+	}
 }
 
 // stop ends the watch; after it, observed is final.
 func (h *hangWatch) stop() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if !h.done && h.quit != nil {
+		close(h.quit)
+	}
 	h.done = true
 	if h.timer != nil {
 		h.timer.Stop()

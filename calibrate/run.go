@@ -112,7 +112,10 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	// a start allowance; when the row's passes, the threads' wait state is
 	// read from outside (/proc) and the child is killed: a HANG.
 	rowDeadline := time.Duration(float64(deadline) * scale)
-	hang := &hangWatch{cmd: cmd, after: rowDeadline}
+	// A hang the wait state shows is confirmed once it has stayed the same
+	// for hangConfirm (scaled): past the room check's 100 ms bound, and many
+	// times the GIL's 5 ms switch interval, its waiters' only wake-ups.
+	hang := &hangWatch{cmd: cmd, after: rowDeadline, confirm: time.Duration(float64(hangConfirm) * scale)}
 	defer hang.stop()
 	res, err := watchdog.Run(ctx, cmd, watchdog.Config{
 		Deadline:   rowDeadline + time.Duration(float64(startAllowance)*scale),
@@ -135,6 +138,9 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	if seen := hang.observed(); seen != "" {
 		res.Verdict = verdict.Hang
 		res.Reason = fmt.Sprintf("did not finish within %s of its start; %s; killed", rowDeadline, seen)
+		if hang.confirmed() {
+			res.Reason = fmt.Sprintf("hung: %s; killed", seen)
+		}
 	}
 	b, ferr := fd2.Collect()
 	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: profile, Variant: variant}}
