@@ -71,7 +71,8 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 						Expected: verdict.OK, // a correct sink's promise, on every real row
 						Observed: o.Observed,
 						Real:     map[string]verdict.Verdict{in.Version: o.Observed},
-						Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command}}
+						Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command},
+						Rerun:    report.SinkRerun(filepath.Base(user.Path), row.ID, in.Version, ProfileName(prof))}
 					if repeat > 1 {
 						c.Repeat = r
 					}

@@ -36,6 +36,9 @@ var (
 // command (a profile's name, an integer, a positive finite number). It is
 // "" when the cell recorded no command, or one that is not Rerun's.
 func RerunOf(c Cell) string {
+	if c.Family == "sink" {
+		return sinkRerunOf(c)
+	}
 	m := rerunEnv.FindStringSubmatch(c.Rerun)
 	if m == nil || !familyName.MatchString(c.Family) {
 		return ""
@@ -53,4 +56,39 @@ func RerunOf(c Cell) string {
 		}
 	}
 	return Rerun(c.Family, c.Name, m[1], seed, m[3])
+}
+
+// SinkRerun is the command that plays one cell of `logjam calibrate -sink`
+// again: the row on one interpreter under one stderr profile, from the
+// sink's own file (sink, its base name). A sink's bundle carries no code
+// that replay would compile: the sink is the user's file, built again from
+// where the user keeps it.
+func SinkRerun(sink, row, python, profile string) string {
+	return fmt.Sprintf("./logjam calibrate -sink %s -rows %s -py %s -profiles %s", sink, row, python, profile)
+}
+
+// The fields a sink cell's rerun is built from.
+var (
+	sinkFile    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$`)
+	rowID       = regexp.MustCompile(`^[A-Z]{1,3}[0-9]{1,2}$`)
+	pythonShort = regexp.MustCompile(`^3\.[0-9]{1,2}(\.[0-9]{1,2})?$`)
+)
+
+// sinkRerunOf is SinkRerun from a sink cell's validated fields: its
+// policy (the sink's file name without .cpp), row, Python and profile; ""
+// when one does not validate. A name that does not validate is written
+// SINK.cpp: the command is then the user's to complete.
+func sinkRerunOf(c Cell) string {
+	if !rowID.MatchString(c.Cell.Scenario) || !pythonShort.MatchString(c.Cell.Python) || (c.Cell.Stderr != "buffered" && c.Cell.Stderr != "unbuffered" && c.Cell.Stderr != "") {
+		return ""
+	}
+	file := "SINK.cpp"
+	if sinkFile.MatchString(c.Cell.Policy + ".cpp") {
+		file = c.Cell.Policy + ".cpp"
+	}
+	prof := c.Cell.Stderr
+	if prof == "" {
+		prof = "buffered"
+	}
+	return SinkRerun(file, c.Cell.Scenario, c.Cell.Python, prof)
 }

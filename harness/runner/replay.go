@@ -54,6 +54,13 @@ func replayCmd(args []string, w io.Writer) int {
 	if err != nil {
 		return fail("replay: %s is not an evidence bundle: %s", oneLine(dir), oneLine(err.Error()))
 	}
+	if b.Replay == nil && b.Cell.Family == "sink" {
+		rerun := report.RerunOf(b.Cell) // built from validated fields, never the bundle's own text
+		if rerun == "" {
+			return fail("replay: %s is a real cell of a sink whose fields do not validate; play it again with logjam calibrate -sink", oneLine(b.Cell.Name))
+		}
+		return fail("replay: %s is a real cell of your sink (%s): a bundle carries no code to build; play it again from your sink's file: %s", oneLine(b.Cell.Name), oneLine(b.Cell.Evidence.Reason), rerun)
+	}
 	if b.Replay == nil {
 		rerun := report.RerunOf(b.Cell) // built from validated fields, never the bundle's own text
 		if rerun == "" {
