@@ -157,6 +157,12 @@ type UserSink struct {
 	Source []byte
 }
 
+// Digest is the hex SHA-256 of the sink's source.
+func (u *UserSink) Digest() string {
+	sum := sha256.Sum256(u.Source)
+	return hex.EncodeToString(sum[:])
+}
+
 // CompileError is a user's sink that does not compile: bad input (exit
 // status 2), the compiler's output naming the user's file.
 type CompileError struct {

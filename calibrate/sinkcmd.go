@@ -72,7 +72,8 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 						Observed: o.Observed,
 						Real:     map[string]verdict.Verdict{in.Version: o.Observed},
 						Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command},
-						Rerun:    report.SinkRerun(filepath.Base(user.Path), row.ID, in.Version, ProfileName(prof))}
+						Rerun:    report.SinkRerun(filepath.Base(user.Path), row.ID, in.Version, ProfileName(prof)),
+						Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest()}}
 					if repeat > 1 {
 						c.Repeat = r
 					}

@@ -36,6 +36,10 @@ type Cell struct {
 	// the model that accepts a difference from it.
 	Real  map[string]verdict.Verdict `json:"real,omitempty"`
 	Limit string                     `json:"limit,omitempty"`
+	// Sink is the user's sink a cell of logjam calibrate -sink was played
+	// with: its file's base name and the SHA-256 of its source, which a
+	// replay checks the user's file against before it builds it.
+	Sink *SinkSource `json:"sink,omitempty"`
 	// Failure is the message of a check of the cell's spec that failed
 	// besides the verdict (the row's own assertion: line order, the
 	// cycle's names; a setup or cleanup of the spec): "" when every check
@@ -197,4 +201,11 @@ func columnRank(col string) int {
 		return i
 	}
 	return 100
+}
+
+// SinkSource names the source of a user's sink: the file's base name and
+// the hex SHA-256 of its bytes.
+type SinkSource struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
 }

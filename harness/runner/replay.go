@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"logjam/calibrate"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,7 +20,7 @@ import (
 	"logjam/verdict"
 )
 
-const replayUsage = "logjam replay [-n N] [-source DIR] BUNDLE_DIR (a cell's evidence bundle, reports/latest/evidence/<cell>)"
+const replayUsage = "logjam replay [-n N] [-source DIR] [-sink FILE.cpp] BUNDLE_DIR (a cell's evidence bundle, reports/latest/evidence/<cell>)"
 
 // replayCmd runs a bundle's cell again as it ran: the same child binary
 // (kept by digest, or rebuilt from this module's source, saying whether the
@@ -40,6 +41,7 @@ func replayCmd(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	n := fs.Int("n", 1, "replay the cell this many times")
+	sinkFile := fs.String("sink", "", "a cell of logjam calibrate -sink: your sink's file, built again once it hashes to what the bundle recorded")
 	source := fs.String("source", "", "the logjam checkout to rebuild the child from when its binary is not kept (default: the one replay runs in, unless it contains the bundle)")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return subUsage(w, "usage: "+replayUsage, fs)
@@ -55,11 +57,14 @@ func replayCmd(args []string, w io.Writer) int {
 		return fail("replay: %s is not an evidence bundle: %s", oneLine(dir), oneLine(err.Error()))
 	}
 	if b.Replay == nil && b.Cell.Family == "sink" {
+		if *sinkFile != "" {
+			return calibrate.ReplaySink(w, b.Cell, *sinkFile, *n)
+		}
 		rerun := report.RerunOf(b.Cell) // built from validated fields, never the bundle's own text
 		if rerun == "" {
-			return fail("replay: %s is a real cell of a sink whose fields do not validate; play it again with logjam calibrate -sink", oneLine(b.Cell.Name))
+			rerun = "logjam calibrate -sink"
 		}
-		return fail("replay: %s is a real cell of your sink (%s): a bundle carries no code to build; play it again from your sink's file: %s", oneLine(b.Cell.Name), oneLine(b.Cell.Evidence.Reason), rerun)
+		return fail("replay: %s is a real cell of your sink (%s): a bundle carries no code to build; name your sink's file, checked against the source the cell was played with: logjam replay -sink FILE.cpp %s (or play the row again: %s)", oneLine(b.Cell.Name), oneLine(b.Cell.Evidence.Reason), oneLine(dir), rerun)
 	}
 	if b.Replay == nil {
 		rerun := report.RerunOf(b.Cell) // built from validated fields, never the bundle's own text
