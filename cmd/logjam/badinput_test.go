@@ -109,6 +109,8 @@ var badInputs = []badInput{
 	{"LOGJAM_TIMEOUT_SCALE overflows the deadline", "logjam", []string{"chaos"}, []string{"LOGJAM_TIMEOUT_SCALE=1e300"}, "", "overflows"},
 	{"LOGJAM_SEED a word", "logjam", []string{"chaos"}, []string{"LOGJAM_SEED=lucky"}, "", `LOGJAM_SEED="lucky" is not a whole number`},
 	{"LOGJAM_SEED a fraction", "logjam", []string{"chaos"}, []string{"LOGJAM_SEED=1.5"}, "", `LOGJAM_SEED="1.5"`},
+	{"ginkgo: LOGJAM_SEED a word", "logjam", []string{"ginkgo", "./suites/capture"}, []string{"LOGJAM_SEED=lucky"}, "", `ginkgo: LOGJAM_SEED="lucky" is not a whole number`},
+	{"ginkgo: LOGJAM_PROFILE unknown", "logjam", []string{"ginkgo", "./suites/capture"}, []string{"LOGJAM_PROFILE=weekly"}, "", `has no profile "weekly"`},
 	{"GO_FAILPOINTS valid but ambient", "logjam", []string{"chaos"}, []string{"GO_FAILPOINTS=logjam/probe=return(1)"}, "", "would apply to no cell"},
 	{"GO_FAILPOINTS malformed", "logjam", []string{"chaos"}, []string{"GO_FAILPOINTS=probe"}, "", `malformed GO_FAILPOINTS entry "probe"`},
 	{"GO_FAILPOINTS unknown point", "logjam", []string{"chaos"}, []string{"GO_FAILPOINTS=logjam/nope=return"}, "", `unknown failpoint "logjam/nope"`},

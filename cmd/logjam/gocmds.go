@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"logjam/internal/childbin"
+	"logjam/internal/config"
 )
 
 // The go command compiles before it runs anything and prints nothing
@@ -45,6 +46,17 @@ func goTest(args []string, out, errOut io.Writer) int {
 }
 
 func ginkgo(args []string, out, errOut io.Writer) int {
+	// The suites read LOGJAM_PROFILE, LOGJAM_SEED and LOGJAM_TIMEOUT_SCALE
+	// in their BeforeSuite, where a bad value fails the suite (exit 1):
+	// refused here first, as logjam chaos refuses it (exit 2).
+	if wd, err := os.Getwd(); err == nil {
+		if _, err := config.Find(wd); err == nil {
+			if _, err := config.FromEnv(); err != nil {
+				fmt.Fprintf(errOut, "logjam: ginkgo: %v\n", err)
+				return 2
+			}
+		}
+	}
 	return runSpeaking(childbin.GoCommand(context.Background(), append([]string{"tool", "ginkgo"}, args...)...), "ginkgo "+strings.Join(args, " "),
 		"it compiles the suites first and prints nothing meanwhile (a minute or more in a fresh clone)", quietLimit, out, errOut)
 }
