@@ -137,9 +137,10 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	hang.stop()
 	if seen := hang.observed(); seen != "" {
 		res.Verdict = verdict.Hang
-		res.Reason = fmt.Sprintf("did not finish within %s of its start; %s; killed", rowDeadline, seen)
 		if hang.confirmed() {
 			res.Reason = fmt.Sprintf("hung: %s; killed", seen)
+		} else {
+			res.Reason = fmt.Sprintf("did not finish within %s of its start; %s; killed", rowDeadline, seen)
 		}
 	}
 	b, ferr := fd2.Collect()

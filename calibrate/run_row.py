@@ -407,7 +407,11 @@ def row_F5():
 
 def forwarded_context_then_fatal(style):
     FD2Capture(style, barrier=True)  # after the import: the sink saw fd 2 the parent's
+    context_then_fatal()
 
+
+def context_then_fatal():
+    """F6-F9's call: 3 lines of context, then a Fatal line (the runtime aborts)."""
     def body():
         for i in range(3):
             ext.log("E", "vendor_backend.cpp", 200 + i, b"context %d" % i)
@@ -418,12 +422,7 @@ def forwarded_context_then_fatal(style):
 def imported_under_capture_then_fatal(style):
     FD2Capture(style, barrier=True)
     ext.setup(POLICY, TEL)  # the module imported now: the sink installed with fd 2 the pipe already
-
-    def body():
-        for i in range(3):
-            ext.log("E", "vendor_backend.cpp", 200 + i, b"context %d" % i)
-        ext.log("F", "vendor_backend.cpp", 210, b"Fatal: delegate state corrupt")
-    call("execute", body)
+    context_then_fatal()
 
 
 def row_F8():

@@ -42,7 +42,15 @@ func waitState(pid int) (ws []threadWait, ok bool) {
 	if err != nil || len(tids) == 0 {
 		return nil, false
 	}
-	pipes := pipeEnds(pid)
+	// The pipes are read only when a thread sleeps in read(2) or write(2),
+	// once per reading.
+	var ends map[string]pipeEnd
+	pipes := func() map[string]pipeEnd {
+		if ends == nil {
+			ends = pipeEnds(pid)
+		}
+		return ends
+	}
 	for _, t := range tids {
 		base := filepath.Join(dir, t.Name())
 		w := threadWait{tid: t.Name(), name: strings.TrimSpace(readProc(base, "comm"))}
@@ -65,7 +73,7 @@ func waitState(pid int) (ws []threadWait, ok bool) {
 
 // classify names what a sleeping thread's system call waits for (x86-64
 // numbers), and whether only the process can end it.
-func classify(pid int, sc []string, pipes map[string]pipeEnd) (string, bool) {
+func classify(pid int, sc []string, pipes func() map[string]pipeEnd) (string, bool) {
 	arg := func(i int) uint64 { v, _ := strconv.ParseUint(strings.TrimPrefix(sc[i], "0x"), 16, 64); return v }
 	switch sc[0] {
 	case "202": // futex(uaddr, op, val, timeout)
@@ -85,11 +93,11 @@ func classify(pid int, sc []string, pipes map[string]pipeEnd) (string, bool) {
 			return fmt.Sprintf("a lock or a condition (futex %s)", sc[1]), true
 		}
 	case "1": // write(fd, ...)
-		if e, ok := pipes[strconv.FormatUint(arg(1), 10)]; ok && e.readerHere {
+		if e, ok := pipes()[strconv.FormatUint(arg(1), 10)]; ok && e.readerHere {
 			return fmt.Sprintf("room on a pipe this process drains (write(2) on fd %d)", arg(1)), true
 		}
 	case "0": // read(fd, ...)
-		if e, ok := pipes[strconv.FormatUint(arg(1), 10)]; ok && e.writerHere {
+		if e, ok := pipes()[strconv.FormatUint(arg(1), 10)]; ok && e.writerHere {
 			return fmt.Sprintf("bytes on a pipe only this process writes (read(2) on fd %d)", arg(1)), true
 		}
 	}

@@ -71,31 +71,16 @@ func TestACallOnAForwardersPipeKeeps(t *testing.T) {
 
 // A Fatal line on a forwarder's pipe writes what the pipe holds, the kept
 // lines and the fatal line, in that order, to the descriptor still open on
-// what fd 2 was when the sink was installed; with no such descriptor (the
-// sink installed after the capture), to fd 2 as before.
+// what fd 2 was when the sink was installed (with none, the fatal path is
+// the one to fd 2: TestASinkInstalledUnderIPyKernelsCaptureFindsItsSavedCopy
+// checks that none is found).
 func TestAFatalLineOnAForwardersPipeGoesToTheOutlivingCopy(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "fd2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	saved, err := unix.Dup(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) })
-	mk, err := ByName("logjam")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
+	rt, p := logjamOnFD2(t, f)
 	r := onForwardersPipe(t, rt) // f stays open: the forwarder's saved copy
 	if _, err := unix.Write(2, []byte("in the pipe before the call\n")); err != nil {
 		t.Fatal(err)
@@ -128,23 +113,7 @@ func TestASinkInstalledUnderIPyKernelsCaptureFindsItsSavedCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	saved, err := unix.Dup(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) })
-	mk, err := ByName("logjam")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := sim.New(sim.Options{Platform: sim.Linux, Python: sim.Version{Major: 3, Minor: 12}, Policy: mk, NoTelemetry: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := rt.Policy.(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
+	rt, p := logjamOnFD2(t, f)
 	r := onForwardersPipe(t, rt)
 	copyFD, err := unix.Dup(int(f.Fd())) // the OutStream's own copy of the old fd 2
 	if err != nil {

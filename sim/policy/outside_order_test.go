@@ -75,11 +75,18 @@ func logjamOnDevNull(t *testing.T) (*sim.Runtime, *logjamSink) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { null.Close() })
+	return logjamOnFD2(t, null)
+}
+
+// logjamOnFD2 is a logjam sink of a runtime of its own, installed with fd
+// 2 a copy of f until the test ends.
+func logjamOnFD2(t *testing.T, f *os.File) (*sim.Runtime, *logjamSink) {
+	t.Helper()
 	saved, err := unix.Dup(2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Dup2(int(null.Fd()), 2); err != nil {
+	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = unix.Dup2(saved, 2); _ = unix.Close(saved) })

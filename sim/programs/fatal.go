@@ -76,13 +76,7 @@ func errorsThenBlock(e *Env) *sim.PyErr {
 //	    module.execute()   # 3 errors of context, then ET_LOG(Fatal) and abort()
 func capturedContextThenFatal(e *Env) *sim.PyErr {
 	e.RT.In.SetStderr(sim.NewMemStream("StringIO"))
-	be := e.RT.NewBackend("vendor")
-	e.call(e.Main, "execute", func() *sim.NativeError {
-		logContext(e, e.Main, be, contextLines)
-		e.RT.Log(e.Main, sim.Fatal, be.Name+"_backend.cpp", 340, "delegate state corrupt after %d errors", contextLines)
-		return nil // not reached: a fatal line aborts
-	})
-	return nil
+	return contextThenFatal(e)
 }
 
 // stallThenFatal (F4): the parent's reader is stalled when the call
@@ -163,6 +157,8 @@ func importedUnderCaptureThenFatal(e *Env, style sim.ForwarderStyle) *sim.PyErr 
 	return contextThenFatal(e)
 }
 
+// contextThenFatal is F3's and F6-F9's call: 3 errors of context, then
+// ET_LOG(Fatal) and abort().
 func contextThenFatal(e *Env) *sim.PyErr {
 	be := e.RT.NewBackend("vendor")
 	e.call(e.Main, "execute", func() *sim.NativeError {

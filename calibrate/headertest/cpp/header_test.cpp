@@ -1208,6 +1208,20 @@ int capture_fd2() {
   return f.r;
 }
 
+// expect_abort_with: the parent's side of a child that logs a Fatal line
+// on its capture and aborts: it said "aborting", fd 2's reader got exactly
+// want, and SIGABRT ended it.
+void expect_abort_with(Child &c, ht::Pipe &p, const std::string &want) {
+  close(p.w);
+  ht::Reader r{p.r};
+  EXPECT_TRUE(c.expect("aborting"));
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, want));
+  ASSERT_TRUE(c.wait());
+  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
+  close(p.r);
+}
+
 }  // namespace
 
 // A Fatal line on an in-process forwarder's pipe goes, with what the pipe
@@ -1229,14 +1243,7 @@ TEST(Fatal, OnAForwardersPipeGoesToTheOutlivingCopy) {
     ctl.say("aborting");
     abort();
   });
-  close(p.w);
-  ht::Reader r{p.r};
-  EXPECT_TRUE(c.expect("aborting"));
-  ASSERT_TRUE(r.to_eof(5000));
-  EXPECT_TRUE(ht::same_bytes(r.got, line("p", 0) + lines("c", 0, 3) + line("F", 0)));
-  ASSERT_TRUE(c.wait());
-  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
-  close(p.r);
+  expect_abort_with(c, p, line("p", 0) + lines("c", 0, 3) + line("F", 0));
 }
 
 // A call that holds the GIL keeps its lines while fd 2 is a forwarder's
@@ -1265,14 +1272,7 @@ TEST(Fatal, OnAForwardersPipeTheCallKeepsWhatTheForwarderWouldHold) {
     ctl.say("aborting");
     abort();
   });
-  close(p.w);
-  ht::Reader r{p.r};
-  EXPECT_TRUE(c.expect("aborting"));
-  ASSERT_TRUE(r.to_eof(5000));
-  EXPECT_TRUE(ht::same_bytes(r.got, lines("c", 0, 3) + line("F", 0)));
-  ASSERT_TRUE(c.wait());
-  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
-  close(p.r);
+  expect_abort_with(c, p, lines("c", 0, 3) + line("F", 0));
 }
 
 // Installed under a capture (a notebook's kernel captured fd 2 before the
@@ -1305,12 +1305,5 @@ TEST(Fatal, InstalledUnderIPyKernelsCaptureTheOutStreamNamesTheOutlivingCopy) {
     ctl.say("aborting");
     abort();
   }, o);
-  close(p.w);
-  ht::Reader r{p.r};
-  EXPECT_TRUE(c.expect("aborting"));
-  ASSERT_TRUE(r.to_eof(5000));
-  EXPECT_TRUE(ht::same_bytes(r.got, lines("c", 0, 3) + line("F", 0)));
-  ASSERT_TRUE(c.wait());
-  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
-  close(p.r);
+  expect_abort_with(c, p, lines("c", 0, 3) + line("F", 0));
 }
