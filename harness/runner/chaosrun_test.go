@@ -229,3 +229,21 @@ func TestChaosKeepsEveryRepeatAndWritesTheReports(t *testing.T) {
 		}
 	}
 }
+
+func TestProcsAreFittedToTheCoresAndTheFamily(t *testing.T) {
+	for _, c := range []struct {
+		fam   string
+		cores int
+		want  int
+	}{
+		{"random", 2, 8}, {"random", 1, 4}, {"pipes", 2, 2}, {"signals", 4, 4},
+		{"deadlock", 1, 1}, {"deadlock", 2, 1}, {"deadlock", 4, 2}, {"harness", 1, 1},
+	} {
+		if got := fittedProcs(c.fam, c.cores); got != c.want {
+			t.Errorf("fittedProcs(%s, %d) = %d, want %d", c.fam, c.cores, got, c.want)
+		}
+	}
+	if got := (chaosOptions{procs: 3}).procsFor("random"); got != 3 {
+		t.Errorf("-procs 3 gave random %d processes", got)
+	}
+}
