@@ -23,7 +23,6 @@ import (
 	"golang.org/x/term"
 
 	"logjam/harness/report"
-	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/cpuslot"
 	"logjam/internal/shard"
@@ -155,9 +154,11 @@ func parseChaos(args []string) (chaosOptions, error) {
 // on the same cores, so more of them than the work needs is CPU spent on
 // switching between them. Where the time goes (serial spec time on two
 // quiet cores): random 15.9 s (328 specs), pipes 3.0 s (P3's terminal
-// pauses 300 ms), signals 2.9 s, harness 2.1 s (H6 waits its 2 s
-// deadline), every other family under 0.7 s.
-var procsPerCore = map[string]float64{"random": 4, "pipes": 1, "signals": 1, "harness": 1}
+// pauses 300 ms), signals 2.9 s (72 specs), harness 2.1 s (H6 waits its
+// 2 s deadline, and starts first), every other family under 0.7 s; on a
+// loaded machine every spec's start costs more, so daemon's 84 get a
+// second process too.
+var procsPerCore = map[string]float64{"random": 4, "pipes": 1, "signals": 1, "daemon": 1}
 
 // defaultProcsPerCore is every other family's share.
 const defaultProcsPerCore = 0.5
@@ -328,7 +329,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		built = "found built"
 	}
 	fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
-	ginkgoBin, err := childbin.GoCommand(context.Background(), "tool", "-n", "ginkgo").Output() // dies with logjam
+	ginkgoBin, err := ginkgoFor(filepath.Dir(bins["simrt"]))
 	if err != nil {
 		return fail("go tool -n ginkgo: %v", err)
 	}
@@ -360,7 +361,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr := runFamily(o, fam, strings.TrimSpace(string(ginkgoBin)), bins[fam], env, st)
+			fr := runFamily(o, fam, ginkgoBin, bins[fam], env, st)
 			runs[i] = fr
 			// A focus prints only the families it selected something in.
 			if o.focus == "" || len(fr.cells) > 0 {

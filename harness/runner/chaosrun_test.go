@@ -237,7 +237,7 @@ func TestProcsAreFittedToTheCoresAndTheFamily(t *testing.T) {
 		want  int
 	}{
 		{"random", 2, 8}, {"random", 1, 4}, {"pipes", 2, 2}, {"signals", 4, 4},
-		{"deadlock", 1, 1}, {"deadlock", 2, 1}, {"deadlock", 4, 2}, {"harness", 1, 1},
+		{"deadlock", 1, 1}, {"deadlock", 2, 1}, {"deadlock", 4, 2}, {"harness", 2, 1}, {"daemon", 2, 2},
 	} {
 		if got := fittedProcs(c.fam, c.cores); got != c.want {
 			t.Errorf("fittedProcs(%s, %d) = %d, want %d", c.fam, c.cores, got, c.want)
