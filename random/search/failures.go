@@ -265,20 +265,7 @@ func (h *hunt) replayAndShrink(ctx context.Context, fd *Finding, budget int) {
 	if fd.Err != nil || fd.Replayed != fd.Cause {
 		return
 	}
-	// Candidates played ahead take only the slots no run, replay or
-	// shrink of the search waits for (priority 0, below every chain's).
-	ahead := func(ctx context.Context, s schedule.Schedule, still func() bool) (string, error) {
-		if err := h.slots.acquire(ctx, 0); err != nil {
-			return "", err
-		}
-		defer h.slots.release()
-		if !still() {
-			return "", errDropped
-		}
-		res, err := h.play(ctx, s)
-		return res.Cause, err
-	}
-	fd.Shrunk, fd.Err = shrinkAhead(ctx, fd.First.Schedule, fd.Cause, budget, play, ahead)
+	fd.Shrunk, fd.Err = shrink(ctx, fd.First.Schedule, fd.Cause, budget, play)
 }
 
 // PrintFailures prints every failure (seed, class, the command that reruns

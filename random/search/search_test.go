@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -225,55 +224,4 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return "(same)"
-}
-
-// TestShrinkingAheadTakesTheSamePath: candidates played ahead, beside the
-// one judged and finishing in any order, leave the path, the result and
-// the runs counted as a shrink that judges one at a time.
-func TestShrinkingAheadTakesTheSamePath(t *testing.T) {
-	fails := func(s schedule.Schedule) bool {
-		return s.Sink != nil && s.Sink.FD2.Kind != schedule.FD2File && s.Lines() >= 7 && s.Faults() >= 2
-	}
-	play := func(_ context.Context, s schedule.Schedule) (string, error) {
-		if fails(s) {
-			return "the bug", nil
-		}
-		return "", nil
-	}
-	var mu sync.Mutex
-	played, dropped := 0, 0
-	ahead := func(ctx context.Context, s schedule.Schedule, still func() bool) (string, error) {
-		time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond) // finish in any order
-		mu.Lock()
-		defer mu.Unlock()
-		if !still() {
-			dropped++
-			return "", errDropped
-		}
-		played++
-		return play(ctx, s)
-	}
-	compared := 0
-	for seed := uint64(1); seed < 300 && compared < 10; seed++ {
-		s := Draw(seed, schedule.Filter{Family: schedule.FamilySink})
-		if !fails(s) {
-			continue
-		}
-		compared++
-		a, err := shrink(context.Background(), s, "the bug", 60, play)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := shrinkAhead(context.Background(), s, "the bug", 60, play, ahead)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(a.Schedule.JSON()) != string(b.Schedule.JSON()) || a.Runs != b.Runs || a.Weight != b.Weight || a.Minimal != b.Minimal || !slices.Equal(a.Steps, b.Steps) {
-			t.Errorf("seed %d: one at a time %s (%d runs, minimal %v), ahead %s (%d runs, minimal %v)", seed, a.Schedule.JSON(), a.Runs, a.Minimal, b.Schedule.JSON(), b.Runs, b.Minimal)
-		}
-	}
-	if compared < 5 || played == 0 {
-		t.Fatalf("compared %d shrinks, %d candidates played ahead", compared, played)
-	}
-	t.Logf("%d shrinks compared; %d candidates played ahead, %d dropped", compared, played, dropped)
 }

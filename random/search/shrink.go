@@ -2,10 +2,8 @@ package search
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"logjam/scenario/schedule"
 )
@@ -42,40 +40,6 @@ type test func(ctx context.Context, s schedule.Schedule) (string, error)
 // failed the same way is shrunk, and the child's barriers and seeds decide
 // the verdicts.
 func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, play test) (Shrunk, error) {
-	return shrinkAhead(ctx, s, cause, budget, play, nil)
-}
-
-// shrinkAhead is shrink that, with ahead set, also plays the next few
-// candidates of the list (those the path would judge next if the one
-// being judged does not fail with the cause) beside the one judged, with
-// ahead, into a memo of verdicts by schedule; the path then takes a
-// verdict from the memo, waiting for it if it is still being played. A
-// seed decides a run (the child's barriers), so a verdict played ahead is
-// the one the path would have got: the path, the result and the runs
-// counted are shrink's, and what changes is only how long the chain of
-// children takes, where most of -random's time went (a chain of 40
-// children, each with its stalls of 200 or 400 ms, after the search
-// itself had ended). A verdict played ahead that the path never asks for
-// costs CPU only; ahead should use slots nothing else waits for.
-func shrinkAhead(ctx context.Context, s schedule.Schedule, cause string, budget int, play test, ahead aheadTest) (Shrunk, error) {
-	if ahead != nil {
-		m := newMemo(ctx, play, ahead)
-		defer m.close()
-		play = m.judge
-		defer func() { m.want(nil) }()
-		return shrinkWith(ctx, s, cause, budget, play, m)
-	}
-	return shrinkWith(ctx, s, cause, budget, play, nil)
-}
-
-// aheadTest plays a candidate ahead; still says, once it may start a
-// child, whether the path still wants it (else it returns errDropped).
-type aheadTest func(ctx context.Context, s schedule.Schedule, still func() bool) (string, error)
-
-// lookahead is how many candidates past the one judged are played ahead.
-const lookahead = 3
-
-func shrinkWith(ctx context.Context, s schedule.Schedule, cause string, budget int, play test, m *memo) (Shrunk, error) {
 	res := Shrunk{Schedule: s}
 	seen := map[string]bool{s.Encode(): true}
 	// lo: per count (a candidate's key), the largest value seen to pass,
@@ -119,15 +83,6 @@ func shrinkWith(ctx context.Context, s schedule.Schedule, cause string, budget i
 				continue
 			}
 			seen[c.enc] = true
-			if m != nil {
-				var next []candidate
-				for j := at + 1; j < len(all) && len(next) < lookahead; j++ {
-					if !seen[all[j].enc] && res.Weight+w+cost(all[j].s) <= budget {
-						next = append(next, all[j])
-					}
-				}
-				m.want(next)
-			}
 			got, err := play(ctx, c.s)
 			if err != nil {
 				return res, err
@@ -263,89 +218,3 @@ func clone(s schedule.Schedule) schedule.Schedule {
 	}
 	return c
 }
-
-// memo holds the verdicts of candidates played ahead (shrinkAhead).
-type memo struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	play   test
-	ahead  aheadTest
-	wg     sync.WaitGroup
-
-	mu     sync.Mutex
-	calls  map[string]*memoCall
-	wanted map[string]bool
-}
-
-type memoCall struct {
-	done chan struct{}
-	got  string
-	err  error
-}
-
-func newMemo(ctx context.Context, play test, ahead aheadTest) *memo {
-	ctx, cancel := context.WithCancel(ctx)
-	return &memo{ctx: ctx, cancel: cancel, play: play, ahead: ahead, calls: map[string]*memoCall{}}
-}
-
-// want starts playing the candidates not yet played or under way; one
-// asked before whose turn is gone is dropped if it has not started.
-func (m *memo) want(cs []candidate) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.wanted = map[string]bool{}
-	for _, c := range cs {
-		m.wanted[c.enc] = true
-		if m.calls[c.enc] != nil {
-			continue
-		}
-		call := &memoCall{done: make(chan struct{})}
-		m.calls[c.enc] = call
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			defer close(call.done)
-			call.got, call.err = m.ahead(m.ctx, c.s, func() bool { return m.stillWanted(c.enc) })
-		}()
-	}
-}
-
-// stillWanted is asked by ahead once it holds its slot: a candidate the
-// path moved past is not played.
-func (m *memo) stillWanted(enc string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.wanted[enc]
-}
-
-// judge is the path's play: a verdict played ahead if there is one (or
-// under way), else a play of its own. One played ahead that was dropped
-// or cut short is played again.
-func (m *memo) judge(ctx context.Context, s schedule.Schedule) (string, error) {
-	enc := s.Encode()
-	m.mu.Lock()
-	call := m.calls[enc]
-	m.mu.Unlock()
-	if call != nil {
-		select {
-		case <-call.done:
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-		if call.err == nil {
-			return call.got, nil
-		}
-	}
-	return m.play(ctx, s)
-}
-
-// close ends what is still played ahead and waits for it: no child
-// outlives the shrink.
-func (m *memo) close() {
-	m.cancel()
-	m.wg.Wait()
-}
-
-// errDropped is ahead's answer for a candidate the path moved past before
-// a slot was free: not played, so judge plays it if it is ever asked.
-var errDropped = errors.New("played ahead no more: the shrink moved past it")
