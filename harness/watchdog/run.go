@@ -193,7 +193,13 @@ func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, wai
 		parent, pok := cpuWaitOf(self)
 		return child + parent, ok || pok
 	}
-	counted, _ := cpuWaits()
+	// The baseline: the parent's wait so far, and none for the child, just
+	// forked, whose threads have waited for no CPU yet (a few microseconds
+	// at most, counted in its favour). Reading its /proc/PID/task here made
+	// dentries the kernel walked again to drop them when the child was
+	// reaped (d_walk: 2% of a matrix's CPU), for every child, when only a
+	// child still running at its deadline is ever looked at again.
+	counted, _ := cpuWaitOf(self)
 	cycleSeen, blockedSeen := rec.cycleSeen, rec.blockedSeen
 	for cause == stopNone && !exited {
 		select {
