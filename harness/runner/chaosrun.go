@@ -338,11 +338,17 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		return fail("CPU slots: %v", err)
 	}
 	defer slots.Close()
+	stub, removeStub, err := ginkgoVersionStub(filepath.Dir(filepath.Dir(bins["simrt"])))
+	if err != nil {
+		return fail("the go command for Ginkgo's version check: %v", err)
+	}
+	defer removeStub()
 	env := append(os.Environ(), "LOGJAM_PROFILE="+o.prof.Name, fmt.Sprintf("LOGJAM_SEED=%d", o.prof.Seed),
 		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=", DieWithParentEnv+"=1")
 	if !o.shard.All() {
 		env = append(env, shard.Env+"="+o.shard.String())
 	}
+	env = append(env, "PATH="+stub+string(filepath.ListSeparator)+os.Getenv("PATH"))
 
 	fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
 	// Each suite process appends a line per spec that ends to a file in
