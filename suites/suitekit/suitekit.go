@@ -149,9 +149,9 @@ func entry(skip int, spec cell.Spec, expected verdict.Verdict, then Then, decora
 }
 
 // startsFirst are the scenarios whose cells wait longest by design, and
-// why: they start before the others of their family (SpecPriority; logjam
-// chaos orders every spec on its own, --randomize-all-specs), so that a
-// family ends with its short cells, not with one that waits.
+// why: they start before the others of their family (SpecPriority; in
+// fast mode logjam chaos orders every spec on its own, --randomize-all),
+// so that a family ends with its short cells, not with one that waits.
 var startsFirst = map[string]string{
 	"P3": "the terminal pauses 300 ms, each cell about 0.3 s",
 }
