@@ -6,7 +6,7 @@ N ?= 20
 
 ZOO_STREAMS ?= 10
 ZOO_CAP ?= 2000
-.PHONY: help list doctor zoo test chaos chaos-nightly nightly-local focus report bench fuzz lint mutants stress stress-daemon calibrate calibrate-stress
+.PHONY: help list doctor zoo test chaos chaos-nightly nightly-local focus report bench bench-matrix fuzz lint mutants stress stress-daemon calibrate calibrate-stress
 
 help:            ## this list (the default target)
 	@grep -E '^[a-z-]+: +##' $(MAKEFILE_LIST) | sed -E 's/: +## /\t/' | awk -F'\t' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ report:          ## re-render the matrix, JUnit, HTML and markdown from reports/
 
 bench:           ## benchmarks (figures for notes; never asserted by tests)
 	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./harness/watchdog/ ./pipes/
+
+bench-matrix:    ## the local matrix and -random 200, side by side with the commit before issue 36 (RUNS=5 alternating runs; README=1 rewrites its figures)
+	scripts/bench-matrix.sh -n $(or $(RUNS),5) $(if $(README),-readme)
 
 fuzz:            ## each fuzz target for a bounded time
 	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./internal/pytext/

@@ -66,7 +66,7 @@ var catalogue = []Info{
 	{ID: "F2",
 		Slug:    "call-logs-then-blocks-forever",
 		Family:  "fatal",
-		Summary: "the call logs 3 Error lines, then blocks forever holding the GIL (its device worker waits for a fence nobody signals); the watchdog kills it at the deadline",
+		Summary: "the call logs 3 Error lines, then blocks forever holding the GIL (its device worker waits for a fence nobody signals); the watchdog kills it once both threads wait for good (fast mode: the child says so) or at the deadline (strict)",
 		// No cycle: the chain of waits ends at an event nothing in the
 		// process holds. The lines are judged from fd 2 after the kill.
 		Contract: Contract{Ends: EndsKilled}},

@@ -75,6 +75,28 @@ func (g *Graph) WaitUntilOnlyASignalMoves() *Thread {
 	return found
 }
 
+// WaitUntilAllBlocked blocks until every thread that has not ended is
+// blocked (blockedLocked: it waits for something only the process can end
+// that is not there), and at least one has not ended. From then on nothing
+// in the model moves again by itself: a program that blocks by design
+// (F2) says so to the parent (telemetry.MarkBlocked) without a deadline
+// having to pass.
+func (g *Graph) WaitUntilAllBlocked() {
+	g.WaitUntil(func() bool {
+		live := 0
+		for _, t := range g.threads {
+			if t.ended {
+				continue
+			}
+			if t.parked != nil || !t.blockedLocked() {
+				return false
+			}
+			live++
+		}
+		return live > 0
+	})
+}
+
 // parkLocked blocks t (graph mutex held) until cond holds: a wait the
 // wait-for graph does not show (the barriers that take a shown wait for
 // settled must not), such as the GIL's release barrier for a thread in

@@ -475,6 +475,13 @@ const (
 	// write call of a hold sends it and then asks MarkFD2Read, so the
 	// pipe is read empty (or the reader is stalled) before it goes on.
 	MarkFD2Release = "fd2-release"
+	// MarkBlocked: every thread of a program that blocks by design waits
+	// for something only the process could end (a lock, an unset event,
+	// a thread's end), so nothing in it moves again: what it left on fd 2
+	// is final. In fast mode the parent ends such a run (a contract that
+	// ends killed) now, as its deadline would later; strict mode waits
+	// for the deadline. It changes no verdict, only when it is seen.
+	MarkBlocked = "blocked"
 )
 
 // FDEnv names the environment variable through which the parent tells the

@@ -122,6 +122,12 @@ func Run(ctx context.Context, bin string, spec Spec, prof config.Profile) (*Outc
 		Scale:      prof.TimeoutScale,
 		GraceFloor: prof.GraceFloor,
 		Mode:       mode,
+		// A program that blocks by design says when nothing in it moves
+		// again: what fd 2 holds then is what the deadline would find.
+		Blocked: func(ev telemetry.Event) bool {
+			m, ok := telemetry.As[telemetry.Mark](ev)
+			return ok && m.Name == telemetry.MarkBlocked && contract.Ends == scenario.EndsKilled
+		},
 		OnEvent: func(ev telemetry.Event) {
 			fd2.OnEvent(ev)
 			sig.OnEvent(ev)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,6 @@ import (
 	"golang.org/x/term"
 
 	"logjam/harness/report"
-	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/cpuslot"
 	"logjam/internal/shard"
@@ -45,7 +45,7 @@ type chaosOptions struct {
 	out    string
 	focus  string
 	shard  shard.Shard
-	procs  int // per family; 0: by mode
+	procs  int // per family; 0: fitted (fittedProcs)
 	slots  int
 	picked bool // the seed was picked here, not by the profile
 	// pointer is the reports/ link (latest, latest-focus) that moves to
@@ -70,7 +70,7 @@ func newChaosFlags() (*flag.FlagSet, chaosFlags) {
 		profile: fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml (local, nightly, focus)"),
 		focus:   fs.String("focus", "", "run only the cells whose names match this regular expression (logjam list shows the names)"),
 		shard:   fs.String("shard", "", "run only shard K of N (K/N); give every shard the same -run-id and LOGJAM_SEED for report merge"),
-		procs:   fs.Int("procs", 0, "spec processes per family (0: 4 in fast mode, 12 in strict)"),
+		procs:   fs.Int("procs", 0, "spec processes per family (0: fitted to the cores and the family in fast mode, 12 in strict)"),
 		slots:   fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families"),
 		out:     fs.String("out", "", "reports directory (default: reports/ at the module root)"),
 		repeat:  fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)"),
@@ -138,16 +138,74 @@ func parseChaos(args []string) (chaosOptions, error) {
 			o.pointer = LatestFocusPointer // a part of the matrix, as a focus is
 		}
 	}
-	if o.procs == 0 {
-		o.procs = 4
-		if o.prof.Mode == "strict" {
-			o.procs = 12 // every deadline-waiting cell of a family waits at once
-		}
+	if o.procs == 0 && o.prof.Mode == "strict" {
+		o.procs = 12 // every deadline-waiting cell of a family waits at once
 	}
 	if o.prof.Seed == 0 {
 		o.prof.Seed, o.picked = time.Now().Unix()%1_000_000, true
 	}
 	return o, nil
+}
+
+// procsPerCore is how many spec processes a family gets per core in fast
+// mode when -procs is not given. Each family is one Ginkgo run whose specs
+// only its own processes share, so a family gets processes as its specs
+// take time, and no more: every process is a Go runtime and a test binary
+// on the same cores, so more of them than the work needs is CPU spent on
+// switching between them. Where the time goes (serial spec time on two
+// quiet cores): random 15.9 s (328 specs), pipes 3.0 s (P3's terminal
+// pauses 300 ms), signals 2.9 s (72 specs), harness 2.1 s (H6 waits its
+// 2 s deadline, and starts first), every other family under 0.7 s; on a
+// loaded machine every spec's start costs more, so daemon's 84 get a
+// second process too.
+var procsPerCore = map[string]float64{"random": 4, "pipes": 1, "signals": 1, "daemon": 1}
+
+// defaultProcsPerCore is every other family's share.
+const defaultProcsPerCore = 0.5
+
+// fittedProcs is a family's spec processes on this many cores: at least 1.
+func fittedProcs(fam string, cores int) int {
+	per, ok := procsPerCore[fam]
+	if !ok {
+		per = defaultProcsPerCore
+	}
+	return max(1, int(math.Round(per*float64(cores))))
+}
+
+// procsFor is the family's spec processes: -procs (or strict mode's) when
+// set, else fitted to runtime.NumCPU().
+func (o chaosOptions) procsFor(fam string) int {
+	if o.procs > 0 {
+		return o.procs
+	}
+	return fittedProcs(fam, runtime.NumCPU())
+}
+
+// procsLine says how many spec processes each family gets.
+func (o chaosOptions) procsLine(fams []string) string {
+	if o.procs > 0 {
+		return fmt.Sprintf("%d procs per family", o.procs)
+	}
+	by := map[int][]string{}
+	var counts []int
+	for _, f := range fams {
+		n := o.procsFor(f)
+		if by[n] == nil {
+			counts = append(counts, n)
+		}
+		by[n] = append(by[n], f)
+	}
+	slices.Sort(counts)
+	slices.Reverse(counts)
+	var parts []string
+	for _, n := range counts {
+		if len(by[n]) > 3 {
+			parts = append(parts, fmt.Sprintf("%d each for the %d others", n, len(by[n])))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, strings.Join(by[n], " ")))
+	}
+	return fmt.Sprintf("procs fitted to %d cores (%s)", runtime.NumCPU(), strings.Join(parts, ", "))
 }
 
 // families are the suite packages under suites/ (each has a *_suite_test.go).
@@ -252,8 +310,8 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	if o.picked {
 		seedNote = " (picked)"
 	}
-	fmt.Fprintf(w, "logjam: profile %s (deadline %s x %.2g, %s mode, %d repeat(s)), seed %d%s, shard %s, %d procs per family, %d CPU slots\n",
-		o.prof.Name, o.prof.Deadline, o.prof.TimeoutScale, o.prof.Mode, o.prof.Repeat, o.prof.Seed, seedNote, o.shard, o.procs, o.slots)
+	fmt.Fprintf(w, "logjam: profile %s (deadline %s x %.2g, %s mode, %d repeat(s)), seed %d%s, shard %s, %s, %d CPU slots\n",
+		o.prof.Name, o.prof.Deadline, o.prof.TimeoutScale, o.prof.Mode, o.prof.Repeat, o.prof.Seed, seedNote, o.shard, o.procsLine(fams), o.slots)
 
 	fmt.Fprintf(w, "logjam: building %d suites (%s) and the child; cached per state of the sources, the first build takes a minute or more\n", len(fams), strings.Join(fams, ", "))
 	stopTicker := buildTicker(w, "the suites and the child")
@@ -271,7 +329,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		built = "found built"
 	}
 	fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
-	ginkgoBin, err := childbin.GoCommand(context.Background(), "tool", "-n", "ginkgo").Output() // dies with logjam
+	ginkgoBin, err := ginkgoFor(filepath.Dir(bins["simrt"]))
 	if err != nil {
 		return fail("go tool -n ginkgo: %v", err)
 	}
@@ -280,11 +338,17 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		return fail("CPU slots: %v", err)
 	}
 	defer slots.Close()
+	stub, removeStub, err := ginkgoVersionStub(filepath.Dir(filepath.Dir(bins["simrt"])))
+	if err != nil {
+		return fail("the go command for Ginkgo's version check: %v", err)
+	}
+	defer removeStub()
 	env := append(os.Environ(), "LOGJAM_PROFILE="+o.prof.Name, fmt.Sprintf("LOGJAM_SEED=%d", o.prof.Seed),
 		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=", DieWithParentEnv+"=1")
 	if !o.shard.All() {
 		env = append(env, shard.Env+"="+o.shard.String())
 	}
+	env = append(env, "PATH="+stub+string(filepath.ListSeparator)+os.Getenv("PATH"))
 
 	fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
 	// Each suite process appends a line per spec that ends to a file in
@@ -303,7 +367,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr := runFamily(o, fam, strings.TrimSpace(string(ginkgoBin)), bins[fam], env, st)
+			fr := runFamily(o, fam, ginkgoBin, bins[fam], env, st)
 			runs[i] = fr
 			// A focus prints only the families it selected something in.
 			if o.focus == "" || len(fr.cells) > 0 {
@@ -402,8 +466,17 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *sto
 		default:
 		}
 		js := fmt.Sprintf("%s.r%d.json", fam, r)
-		args := []string{fmt.Sprintf("--procs=%d", o.procs), "--no-color", "--silence-skips", fmt.Sprintf("--seed=%d", o.prof.Seed),
+		args := []string{fmt.Sprintf("--procs=%d", o.procsFor(fam)), "--no-color", "--silence-skips", fmt.Sprintf("--seed=%d", o.prof.Seed),
 			"--output-dir=" + filepath.Join(o.out, "ginkgo"), "--json-report=" + js}
+		if o.prof.Mode != "strict" {
+			// In fast mode every spec is its own unit of the order, so
+			// that the specs that wait longest (SpecPriority in the
+			// suites) start first on the family's few processes instead of
+			// ending it. Strict mode keeps Ginkgo's order (a family's
+			// specs as its file lists them): its 12 processes a family let
+			// every deadline-waiting cell wait at once anyway.
+			args = append(args, "--randomize-all")
+		}
 		if o.focus != "" {
 			args = append(args, "--focus="+o.focus)
 		}

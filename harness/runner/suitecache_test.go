@@ -2,12 +2,15 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"logjam/internal/childbin"
 	"logjam/internal/testkit"
 )
 
@@ -71,5 +74,49 @@ func TestACorruptSuiteCacheEntryIsRebuiltNotRun(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the planted binary ran")
+	}
+}
+
+// TestAStampedEntryIsHashedAgainOnceABinaryChanged: the stamps that let a
+// check skip the hashing never hide a binary written since, even one of
+// the same size with its modification time put back.
+func TestAStampedEntryIsHashedAgainOnceABinaryChanged(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("stamps need the change time (Linux)")
+	}
+	dir := t.TempDir()
+	names := []string{"simrt", "x.test"}
+	var sums strings.Builder
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\necho "+n+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sum, err := childbin.Digest(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&sums, "%s  %s\n", sum, n)
+	}
+	if err := os.WriteFile(filepath.Join(dir, sumsFile), []byte(sums.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fams := []string{"x"}
+	if err := verifyEntry(dir, fams); err != nil {
+		t.Fatalf("a good entry: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, stampsFile)); err != nil {
+		t.Fatalf("a full check wrote no stamps: %v", err)
+	}
+	if err := verifyEntry(dir, fams); err != nil {
+		t.Fatalf("a stamped good entry: %v", err)
+	}
+	bin := filepath.Join(dir, "x.test")
+	st, _ := os.Stat(bin)
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho xxxxxx\n"), 0o755); err != nil { // same size
+		t.Fatal(err)
+	}
+	_ = os.Chtimes(bin, st.ModTime(), st.ModTime())
+	if err := verifyEntry(dir, fams); err == nil || !strings.Contains(err.Error(), "x.test hashes to") {
+		t.Fatalf("a binary written after the stamps passed: %v", err)
 	}
 }

@@ -12,7 +12,8 @@ import (
 // false when the kernel does not say (no schedstat, the process is gone).
 // The threads are listed with one read of /proc/PID/task: filepath.Glob
 // also listed each thread's directory to match "schedstat", and watch asks
-// at every child's start (a twentieth of random search's own CPU).
+// at every child's start for the parent's own (a twentieth of random
+// search's own CPU); a child's is read only at its deadline.
 func cpuWait(pid int) (d time.Duration, ok bool) {
 	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
 	tids, err := readNames(dir)

@@ -11,9 +11,10 @@ import (
 	"logjam/verdict"
 )
 
-// fakeCPUWait makes the child look starved: each look after the first finds
-// step more time spent waiting for a CPU, for looks looks. The parent
-// (this process) waits for none.
+// fakeCPUWait makes the child look starved: each look finds step more
+// time spent waiting for a CPU, for looks looks (the watchdog's first look
+// at a child is at its deadline: its baseline is none). The parent (this
+// process) waits for none.
 func fakeCPUWait(t *testing.T, step time.Duration, looks int) {
 	t.Helper()
 	fakeStarved(t, step, looks, func(pid int) bool { return pid != os.Getpid() })
@@ -24,7 +25,7 @@ func fakeStarved(t *testing.T, step time.Duration, looks int, starved func(pid i
 	t.Helper()
 	var mu sync.Mutex
 	var d time.Duration
-	n := 0
+	n, added := 0, 0
 	old := cpuWaitOf
 	cpuWaitOf = func(pid int) (time.Duration, bool) {
 		mu.Lock()
@@ -32,8 +33,10 @@ func fakeStarved(t *testing.T, step time.Duration, looks int, starved func(pid i
 		if !starved(pid) {
 			return 0, true
 		}
-		if n > 0 && n <= looks {
+		// The parent's first look is its baseline; a child has none.
+		if (n > 0 || pid != os.Getpid()) && added < looks {
 			d += step
+			added++
 		}
 		n++
 		return d, true

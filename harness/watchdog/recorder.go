@@ -11,20 +11,25 @@ import (
 type recorder struct {
 	started   time.Time
 	onEvent   func(telemetry.Event)
+	blocked   func(telemetry.Event) bool
 	cycleSeen chan struct{} // closed at the first cycle
-	dumpSeen  chan struct{} // one token per dump, at most one pending
+	// blockedSeen is closed at the first event blocked accepts.
+	blockedSeen chan struct{}
+	dumpSeen    chan struct{} // one token per dump, at most one pending
 
 	mu      sync.Mutex
 	events  []telemetry.Event
 	cycle   int // index of the first cycle, -1 if none
 	dump    int // index of the last dump, -1 if none
 	cycleAt time.Duration
+	// blockedAt is when blockedSeen closed (0: never).
+	blockedAt time.Duration
 }
 
-func newRecorder(started time.Time, onEvent func(telemetry.Event)) *recorder {
+func newRecorder(started time.Time, onEvent func(telemetry.Event), blocked func(telemetry.Event) bool) *recorder {
 	return &recorder{
-		started: started, onEvent: onEvent,
-		cycleSeen: make(chan struct{}), dumpSeen: make(chan struct{}, 1),
+		started: started, onEvent: onEvent, blocked: blocked,
+		cycleSeen: make(chan struct{}), dumpSeen: make(chan struct{}, 1), blockedSeen: make(chan struct{}),
 		cycle: -1, dump: -1,
 	}
 }
@@ -45,6 +50,10 @@ func (r *recorder) add(ev telemetry.Event) {
 		default:
 		}
 	}
+	if r.blocked != nil && r.blockedAt == 0 && r.blocked(ev) {
+		r.blockedAt = max(time.Since(r.started), time.Nanosecond)
+		close(r.blockedSeen)
+	}
 	r.mu.Unlock()
 	if r.onEvent != nil {
 		r.onEvent(ev)
@@ -64,4 +73,11 @@ func (r *recorder) snapshot() (events []telemetry.Event, cycle, dump *telemetry.
 		dump = &ev
 	}
 	return events, cycle, dump, r.cycleAt
+}
+
+// blockedWhen is when the child said it can only wait (0: it never did).
+func (r *recorder) blockedWhen() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.blockedAt
 }

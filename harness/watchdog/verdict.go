@@ -18,6 +18,7 @@ type classifyInput struct {
 	stateKnown   bool // the child was reaped
 	waitErr      error
 	cycleAt      time.Duration
+	blockedAt    time.Duration // when the child said it can only wait (Config.Blocked); 0: never
 	quit         quitOutcome
 	starved      time.Duration // added to the deadline: the child or the watchdog waited for a CPU
 }
@@ -25,11 +26,14 @@ type classifyInput struct {
 // classify decides the verdict from the observations, first that applies.
 func classify(res *Result, in classifyInput) (verdict.Verdict, string) {
 	switch in.cause {
-	case stopDeadline, stopCycle:
+	case stopDeadline, stopCycle, stopBlocked:
 		var b strings.Builder
-		if in.cause == stopCycle {
+		switch in.cause {
+		case stopCycle:
 			fmt.Fprintf(&b, "reported a wait-for cycle after %s (fast mode)", roundDuration(in.cycleAt))
-		} else {
+		case stopBlocked:
+			fmt.Fprintf(&b, "said after %s that every thread waits for what only the process could end (fast mode; the deadline was %s)", roundDuration(in.blockedAt), in.cfg.Deadline)
+		default:
 			fmt.Fprintf(&b, "did not finish within %s", in.cfg.Deadline)
 			if in.starved > 0 {
 				fmt.Fprintf(&b, " (and %s more, the time it and the watchdog waited for a CPU)", roundDuration(in.starved))

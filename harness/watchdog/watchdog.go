@@ -91,6 +91,12 @@ type Config struct {
 	// Marker must appear as a whole line of stdout (surrounding whitespace
 	// ignored) for an exit 0 to be Completed; DefaultMarker when empty.
 	Marker string
+	// Blocked, if set, says whether a telemetry event tells that the child
+	// can only wait to be killed now (telemetry.MarkBlocked, from a program
+	// that blocks by design). In Fast mode the first such event ends the
+	// wait as the deadline would (SIGQUIT, then SIGKILL: a Hang); Strict
+	// mode notes it and waits for the deadline, confirming it.
+	Blocked func(telemetry.Event) bool
 	// OnEvent, if set, is called for every telemetry event, in order, from
 	// the goroutine reading fd 3. It must not block long: while it runs, the
 	// child's telemetry writes can stall. Run waits for the last call to

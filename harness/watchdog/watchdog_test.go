@@ -160,6 +160,37 @@ func TestFastModeCycleIsHangBeforeTheDeadline(t *testing.T) {
 	assertGone(t, res.Pid)
 }
 
+// readyIsBlocked takes the stubborn child's first mark for a child that
+// can only wait to be killed (Config.Blocked).
+func readyIsBlocked(ev telemetry.Event) bool {
+	m, ok := telemetry.As[telemetry.Mark](ev)
+	return ok && m.Name == "ready"
+}
+
+func TestFastModeBlockedChildIsHangBeforeTheDeadline(t *testing.T) {
+	const deadline = 10 * time.Second
+	res, elapsed := run(t, childCmd(t, "stubborn"), Config{Deadline: deadline, Mode: Fast, GraceFloor: 200 * time.Millisecond, Blocked: readyIsBlocked})
+	wantVerdict(t, res, verdict.Hang)
+	if elapsed >= deadline/2 {
+		t.Errorf("returned after %s, not well before the %s deadline", elapsed, deadline)
+	}
+	if !res.Killed || res.Cycle != nil || !strings.Contains(res.Reason, "every thread waits for what only the process could end (fast mode") {
+		t.Errorf("killed %v, cycle %v, reason %q", res.Killed, res.Cycle, res.Reason)
+	}
+	assertGone(t, res.Pid)
+}
+
+func TestStrictModeWaitsForTheDeadlineOfABlockedChild(t *testing.T) {
+	const deadline = time.Second
+	cfg := Config{Deadline: deadline, Mode: Strict, GraceFloor: 200 * time.Millisecond, Blocked: readyIsBlocked}
+	res, elapsed := run(t, childCmd(t, "stubborn"), cfg)
+	wantVerdict(t, res, verdict.Hang)
+	if elapsed < deadline || !strings.Contains(res.Reason, "did not finish within 1s") {
+		t.Errorf("returned after %s (deadline %s), reason %q", elapsed, deadline, res.Reason)
+	}
+	assertGone(t, res.Pid)
+}
+
 func TestStrictModeWaitsForTheDeadlineAndKeepsTheCycle(t *testing.T) {
 	const deadline = 1500 * time.Millisecond
 	cfg := Config{Deadline: deadline, Mode: Strict, GraceFloor: time.Second}

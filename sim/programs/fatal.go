@@ -2,6 +2,7 @@ package programs
 
 import (
 	"logjam/sim"
+	"logjam/telemetry"
 )
 
 // The fatal family (docs/SCENARIOS.md, rows F1-F9): a call that crashes, hangs or
@@ -63,6 +64,13 @@ func errorsThenBlock(e *Env) *sim.PyErr {
 		be.L.Release(t)
 	})
 	holds.Wait(e.Main)
+	// Once both threads wait for good (the main thread for the backend
+	// lock, the worker for the fence), nothing moves again: the parent is
+	// told, so that it need not wait for the deadline to see it.
+	go func() {
+		in.G.WaitUntilAllBlocked()
+		e.RT.Tel.Emit(telemetry.Mark{Name: telemetry.MarkBlocked})
+	}()
 	e.call(e.Main, "execute", func() *sim.NativeError {
 		logContext(e, e.Main, be, contextLines)
 		return be.Execute(e.Main) // blocks forever on the backend lock

@@ -15,7 +15,9 @@ import (
 )
 
 // f2Deadline is F2's cell deadline before scaling: the program blocks by
-// design, so every F2 cell lasts its deadline plus the SIGQUIT grace.
+// design. In fast mode a cell ends as soon as the child says that both its
+// threads wait for good (telemetry.MarkBlocked), in strict mode at this
+// deadline: the same fd 2 either way.
 const f2Deadline = 2 * time.Second
 
 var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
@@ -43,12 +45,17 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 	)
 })
 
-// judgedAtTheDeadline: F2 blocks by design; it is judged at its deadline,
+// judgedAtTheDeadline: F2 blocks by design; it is judged once killed (at
+// its deadline, or in fast mode once it said nothing in it moves again),
 // with no wait-for cycle reported.
 func judgedAtTheDeadline(out *cell.Outcome) {
-	By("judging a blocked-by-design child at its deadline, with no wait-for cycle reported")
+	By("judging a blocked-by-design child once it is killed, with no wait-for cycle reported")
 	Expect(out.Cycle).To(BeEmpty())
 	Expect(out.Result.Killed).To(BeTrue())
+	if suitekit.Profile.Mode == "fast" {
+		By("ending it once the child said both threads wait for good, not at the deadline")
+		Expect(out.Reason).To(ContainSubstring("every thread waits for what only the process could end"))
+	}
 }
 
 // linesAroundTheStall: F4 logs while the parent does not read fd 2, and

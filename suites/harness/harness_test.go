@@ -87,7 +87,9 @@ var _ = Describe("The watchdog", Label("harness"), func() {
 		Expect(string(out)).To(ContainSubstring("unknown failpoint"))
 	})
 
-	It("H6 kills a grandchild that holds stdout open, at the deadline, and returns within the grace period", Label("negative-control"), func(ctx SpecContext) {
+	// SpecPriority: H6 waits its 2 s deadline; started first, the family's
+	// other specs run meanwhile instead of after it.
+	It("H6 kills a grandchild that holds stdout open, at the deadline, and returns within the grace period", Label("negative-control"), SpecPriority(1), func(ctx SpecContext) {
 		deadline := 2 * time.Second
 		out := suitekit.Check(ctx, cell.Spec{Cell: scenario.Cell{Scenario: "H6"}, Deadline: deadline}, verdict.Hang)
 		m := regexp.MustCompile(`grandchild (\d+)`).FindSubmatch(out.Result.Stdout)

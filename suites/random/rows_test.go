@@ -144,7 +144,11 @@ var _ = Describe("every matrix row the generator can express", func() {
 		for i, p := range variants {
 			js := strings.Replace(r.schedule, `"policy":"logjam"`, fmt.Sprintf("%q:%q", "policy", p), 1)
 			js = strings.Replace(js, `"policy":"fixed"`, fmt.Sprintf("%q:%q", "policy", p), 1)
-			entries = append(entries, Entry(fmt.Sprintf("matrix row %s as a schedule, policy %s", r.row, p), Label("row-schedule", p), js, r.verdicts[i]))
+			decorations := []any{Label("row-schedule", p), js, r.verdicts[i]}
+			if strings.Contains(r.schedule, `"stall_ms":400`) {
+				decorations = append(decorations, SpecPriority(1)) // P3's terminal pauses 400 ms: started first
+			}
+			entries = append(entries, Entry(fmt.Sprintf("matrix row %s as a schedule, policy %s", r.row, p), decorations...))
 		}
 	}
 

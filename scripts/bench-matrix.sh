@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Measures the local matrix and random search, side by side with a base
+# commit, in one run: figures for notes and the README, never asserted by
+# a test.
+#
+#   scripts/bench-matrix.sh [-n RUNS] [-base COMMIT] [-readme]
+#
+# Each figure is the median of RUNS (default 5) runs of the base commit's
+# checkout and of this tree, one after the other in turn (base, this, base,
+# this, ...), so that a load that comes and goes (a shared machine) falls on
+# both alike; the ratio is this tree's median over the base's. Measured:
+#   ./logjam chaos                      warm (after one run that builds): wall, user + system CPU
+#   ./logjam chaos -random 200 -seed 7  wall, CPU
+#   ./logjam chaos -random 400 -seed 1 -shrink-runs 0   random runs a minute, without shrinking
+# and, from this tree's last matrix, the spec and cell counts and each
+# family's seconds. -readme writes the same figures into README.md between
+# its "bench-matrix" markers (the README's timings and counts come from
+# here, never by hand). The base is a clone of this repository at COMMIT
+# (default: 20d83fb, before issue 36) in a temporary folder; both use a
+# suite cache of their own for the run (XDG_CACHE_HOME; the go command's
+# build cache stays the user's), so another checkout's builds cannot evict
+# an entry between two runs. Nothing is left running or behind.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+root=$(pwd)
+runs=5 base=20d83fb readme=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) runs=$2; shift 2 ;;
+	-base) base=$2; shift 2 ;;
+	-readme) readme=1; shift ;;
+	*) echo "usage: scripts/bench-matrix.sh [-n RUNS] [-base COMMIT] [-readme]" >&2; exit 2 ;;
+	esac
+done
+case $runs in '' | *[!0-9]* | 0) echo "bench-matrix: -n wants a whole number of at least 1" >&2; exit 2 ;; esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-matrix.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+GOCACHE=$(go env GOCACHE) || exit 2
+export GOCACHE XDG_CACHE_HOME="$tmp/cache"
+mkdir -p "$XDG_CACHE_HOME"
+
+git clone -q --no-checkout "$root" "$tmp/base" && git -C "$tmp/base" checkout -q "$base" || {
+	echo "bench-matrix: cannot check out $base" >&2
+	exit 2
+}
+this=$(git describe --always --dirty)
+basedesc=$(git -C "$tmp/base" describe --always)
+
+# one TREE NAME ARGS...: one timed run; appends "wall user+sys user sys" to
+# $tmp/NAME.times, its output to $tmp/NAME.out.
+one() {
+	local tree=$1 name=$2
+	shift 2
+	local TIMEFORMAT='%R %U %S' t
+	t=$({ time (cd "$tree" && ./logjam "$@" >"$tmp/$name.out" 2>&1) ; } 2>&1 | tail -1)
+	set -- $t
+	awk -v r="$1" -v u="$2" -v s="$3" 'BEGIN { printf "%.2f %.2f %.2f %.2f\n", r, u + s, u, s }' >>"$tmp/$name.times"
+}
+
+median() { # FILE COLUMN
+	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+echo "bench-matrix: $cores cores, load $load at the start, $started; base $basedesc, this tree $this; $runs alternating runs of each" >&2
+
+echo "bench-matrix: building both trees' suites (one run each, not timed)" >&2
+(cd "$tmp/base" && ./logjam chaos -out "$tmp/warm-base" >/dev/null 2>&1)
+(cd "$root" && ./logjam chaos -out "$tmp/warm-this" >/dev/null 2>&1)
+
+for i in $(seq "$runs"); do
+	echo "bench-matrix: ./logjam chaos, run $i of $runs" >&2
+	one "$tmp/base" chaos-base chaos -out "$tmp/m-base"
+	one "$root" chaos-this chaos -out "$tmp/m-this"
+done
+for i in $(seq "$runs"); do
+	echo "bench-matrix: ./logjam chaos -random 200 -seed 7, run $i of $runs" >&2
+	one "$tmp/base" r200-base chaos -random 200 -seed 7
+	one "$root" r200-this chaos -random 200 -seed 7
+done
+echo "bench-matrix: ./logjam chaos -random 400 -seed 1 -shrink-runs 0 (throughput)" >&2
+one "$tmp/base" tp-base chaos -random 400 -seed 1 -shrink-runs 0
+one "$root" tp-this chaos -random 400 -seed 1 -shrink-runs 0
+
+for f in chaos r200; do
+	for t in base this; do
+		eval "${f}_${t}_wall=\$(median \"\$tmp/$f-$t.times\" 1)"
+		eval "${f}_${t}_cpu=\$(median \"\$tmp/$f-$t.times\" 2)"
+		eval "${f}_${t}_user=\$(median \"\$tmp/$f-$t.times\" 3)"
+		eval "${f}_${t}_sys=\$(median \"\$tmp/$f-$t.times\" 4)"
+	done
+done
+tp_base=$(awk '{ printf "%.0f", 400 * 60 / $1 }' "$tmp/tp-base.times")
+tp_this=$(awk '{ printf "%.0f", 400 * 60 / $1 }' "$tmp/tp-this.times")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "-" }'; }
+same=$(cmp -s "$tmp/r200-base.out" "$tmp/r200-this.out" && echo "the same output" || echo "OUTPUTS DIFFER")
+counts=$(sed -n 's/.*\[\([0-9]*\)\/[0-9]*\] specs done (\([0-9]*\) cells.*/\1 specs, \2 cells/p' "$tmp/chaos-this.out" | tail -1)
+families=$(sed -n 's/^logjam: \([a-z0-9]*\) *[0-9]* cells,.* \([0-9.]*\) s$/\1 \2/p' "$tmp/chaos-this.out" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+procs=$(sed -n 's/.*shard all, \(procs fitted[^)]*)\).*/\1/p' "$tmp/chaos-this.out" | head -1)
+
+table() {
+	echo "| figure (median of $runs alternating runs) | $basedesc | $this | ratio |"
+	echo "| --- | --- | --- | --- |"
+	echo "| \`./logjam chaos\`, warm: wall | $chaos_base_wall s | $chaos_this_wall s | $(ratio "$chaos_base_wall" "$chaos_this_wall") |"
+	echo "| \`./logjam chaos\`, warm: CPU (user + system) | $chaos_base_cpu s ($chaos_base_user + $chaos_base_sys) | $chaos_this_cpu s ($chaos_this_user + $chaos_this_sys) | $(ratio "$chaos_base_cpu" "$chaos_this_cpu") |"
+	echo "| \`./logjam chaos -random 200 -seed 7\`: wall | $r200_base_wall s | $r200_this_wall s | $(ratio "$r200_base_wall" "$r200_this_wall") |"
+	echo "| \`./logjam chaos -random 200 -seed 7\`: CPU | $r200_base_cpu s | $r200_this_cpu s | $(ratio "$r200_base_cpu" "$r200_this_cpu") |"
+	echo "| random runs a minute, without shrinking (\`-random 400 -seed 1 -shrink-runs 0\`, one run) | $tp_base | $tp_this | $(ratio "$tp_base" "$tp_this") |"
+}
+
+echo
+echo "$cores cores, load $load at the start ($started); base $basedesc, this tree $this"
+table
+echo
+echo "this tree's matrix: $counts; $procs"
+echo "its families' seconds (last run): $families"
+echo "-random 200 -seed 7: $same"
+
+if [ "$readme" = 1 ]; then
+	{
+		echo "<!-- bench-matrix: written by scripts/bench-matrix.sh -readme; rerun it, do not edit by hand -->"
+		echo "Measured by \`scripts/bench-matrix.sh\` on $started: $cores cores, load $load at the start (a machine"
+		echo "shared with other work), side by side with $basedesc (before issue 36). This tree's matrix: $counts;"
+		echo "$procs. Its families' seconds, last run: $families."
+		echo
+		table
+		echo "<!-- /bench-matrix -->"
+	} >"$tmp/block"
+	awk -v block="$tmp/block" '
+		/^<!-- bench-matrix/ { while ((getline l < block) > 0) print l; skip = 1; next }
+		/^<!-- \/bench-matrix -->/ { skip = 0; next }
+		!skip { print }' README.md >"$tmp/README.md" && cp "$tmp/README.md" README.md
+	grep -q '^<!-- bench-matrix' README.md || echo "bench-matrix: README.md has no bench-matrix markers: nothing written" >&2
+fi
