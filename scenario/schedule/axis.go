@@ -58,6 +58,7 @@ var Axes = []Axis{
 	profileAxis{},
 	poolAxis{},
 	handlerAxis{},
+	forkAxis{},
 }
 
 // noAxisPart is what an axis embeds for the parts it has none of.
