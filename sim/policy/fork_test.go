@@ -19,6 +19,7 @@ func TestAForkedChildNeitherWaitsForTheKeepNorWritesItAgain(t *testing.T) {
 	p.mu.Acquire(main)
 	p.outside.Add([]byte("I 00:00:01.000001 executorch:module.cpp:58] kept outside a call\n"))
 	p.added++
+	p.lostN, p.lostB = 2, 256 // a daemon's lines that found no room, for the parent's note
 	p.mu.Release(main)
 	holding := rt.In.NewEvent("the holder holds the keep's lock")
 	holder := rt.In.StartNative("T1", false, func(th *sim.Thread) {
@@ -31,13 +32,13 @@ func TestAForkedChildNeitherWaitsForTheKeepNorWritesItAgain(t *testing.T) {
 	})
 	rt.G.WaitUntil(holding.IsSetLocked)
 	var free bool
-	var kept int
+	var kept, lost int
 	status := rt.Fork(main, func(c *sim.Thread) int {
 		cp := rt.SinkOf(c).(interface{ Unwrap() sim.Policy }).Unwrap().(*logjamSink)
 		if free = cp.mu.TryAcquire(c); free {
 			cp.mu.Release(c)
 		}
-		kept = cp.outside.Count()
+		kept, lost = cp.outside.Count(), cp.lostN
 		return 0
 	})
 	main.Join(holder)
@@ -49,6 +50,9 @@ func TestAForkedChildNeitherWaitsForTheKeepNorWritesItAgain(t *testing.T) {
 	}
 	if kept != 0 {
 		t.Errorf("the child's copy keeps %d of the parent's lines: its next flush writes them a second time", kept)
+	}
+	if lost != 0 {
+		t.Errorf("the child's copy counts %d of the parent's daemons' unwritten lines: a note in the child would count them a second time", lost)
 	}
 	if n := p.outside.Count(); n != 1 {
 		t.Errorf("the parent's keep holds %d lines after the fork, want its 1", n)

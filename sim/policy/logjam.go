@@ -87,6 +87,7 @@ func (p *logjamSink) ForkChild(f *sim.ForkView) (sim.Policy, func(c *sim.Thread)
 	return c, func(t *sim.Thread) {
 		// The child's only thread: its fields are its own.
 		c.outside = keep.Buffer{}
+		c.lostN, c.lostB = 0, 0 // the parent's daemons' note is the parent's to write
 		c.flushing = 0
 		c.written = c.added // nothing of the child's is behind the parent's lines
 		if c.mu.HeldBy(t) { // taken by the prepare handler
