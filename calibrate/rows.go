@@ -48,6 +48,8 @@ var Rows = []Row{
 		Note: "the call's 2 pool threads are std::threads of the extension (no Python thread state) that log through the sink; the call joins them with the GIL held"},
 	{ID: "D4", FD2: FD2File, Deadline: 4 * time.Second,
 		Note: "D3 inside wurlitzer's capture (a one-page pipe, 1024-byte reads, a forwarder thread that needs the GIL)"},
+	{ID: "D5", FD2: FD2File, Deadline: 4 * time.Second,
+		Note: "a real os.fork(); T1 is a std::thread of the extension holding the header's keep lock (the historical sinks own none) until a prepare handler of the extension's own says the fork has begun; the child's hang is ended by alarm(2), and the parent, having reaped it, then waits for ever"},
 	{ID: "P1", FD2: FD2File, Deadline: 4 * time.Second},
 	{ID: "P2", FD2: FD2File, Deadline: 4 * time.Second},
 	{ID: "P3", FD2: FD2PTY, Stalled: true},

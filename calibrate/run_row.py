@@ -239,6 +239,27 @@ def row_D4():
     c.close()
 
 
+def row_D5():
+    call("execute", ext.execute_logging, "I", 2, 73, -1)
+    ext.hold_sink_lock()  # T1 holds the sink's own lock until the fork has begun
+    import warnings
+    warnings.simplefilter("ignore", DeprecationWarning)  # 3.12's "multi-threaded, use of fork()" on fd 2
+    pid = os.fork()
+    if pid == 0:
+        # The child's hang is bounded: SIGALRM's default action ends it.
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(2)
+        call("execute", ext.execute_logging, "I", 1, 73, -1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    ext.join_sink_holder()
+    if status != 0:
+        # The model's parent waits for a hung child for ever: so does this
+        # one, once it has reaped it (the row's deadline ends it: HANG).
+        emit("exception", thread=tname(), type="ChildProcessError", text="the forked child ended with status %d" % status)
+        threading.Event().wait()
+
+
 def row_P1():
     c = FD2Capture("ipykernel")
     call("execute", ext.execute_logging, "I", 128, 73, -1)

@@ -28,6 +28,7 @@ type Graph struct {
 	locks    []*Lock
 	tel      *telemetry.Writer
 	reported map[string]bool
+	forks    int // os.fork() calls so far (Runtime.Fork)
 	onCycle  func(Cycle)
 	// abandoned reports whether the process's exit no longer waits for t
 	// (a daemon thread once finalization has started); nil: none is.

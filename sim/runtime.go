@@ -162,7 +162,7 @@ func (rt *Runtime) LogBytes(t *Thread, lvl Level, file string, lineNo int, msg [
 	}
 	rt.Tel.Emit(telemetry.Line{Seq: l.Seq, Thread: t.Name, Daemon: t.Daemon, Level: string(lvl),
 		InCall: t.depth > 0, Replaced: rt.In.StderrReplaced(), B: l.Bytes})
-	rt.Policy.Emit(t, l)
+	rt.SinkOf(t).Emit(t, l)
 	if lvl == Fatal {
 		rt.Abort("fatal log line")
 	}
@@ -193,7 +193,7 @@ func (rt *Runtime) Call(t *Thread, name string, body func() *NativeError) *PyErr
 	t.depth++
 	if t.depth == 1 {
 		t.errs = nil
-		rt.Policy.Enter(t)
+		rt.SinkOf(t).Enter(t)
 	}
 	var exc *PyErr
 	if nerr := body(); nerr != nil {
@@ -201,7 +201,7 @@ func (rt *Runtime) Call(t *Thread, name string, body func() *NativeError) *PyErr
 	}
 	t.depth--
 	if t.depth == 0 {
-		if ferr := rt.Policy.Exit(t); ferr != nil && (exc == nil || ferr.IsKeyboardInterrupt()) {
+		if ferr := rt.SinkOf(t).Exit(t); ferr != nil && (exc == nil || ferr.IsKeyboardInterrupt()) {
 			exc = ferr
 		}
 		// Back in the eval loop: pending signal handlers run now.
@@ -220,7 +220,7 @@ func (rt *Runtime) Call(t *Thread, name string, body func() *NativeError) *PyErr
 // policy says; a strict decode of invalid bytes raises UnicodeDecodeError.
 func (rt *Runtime) exception(t *Thread, nerr *NativeError) *PyErr {
 	main := pytext.ExceptionMessage(nerr.Msg)
-	text, uerr := rt.Policy.ExceptionText(main, t.errs)
+	text, uerr := rt.SinkOf(t).ExceptionText(main, t.errs)
 	if uerr != nil {
 		return uerr
 	}

@@ -43,6 +43,10 @@ type Thread struct {
 
 	done chan struct{}
 
+	// sink: the sink this thread's lines go through when it is not the
+	// process's (a forked child's copy: Runtime.Fork); set before it runs.
+	sink Policy
+
 	// owned by the thread's own goroutine
 	depth int    // binding-call scope depth
 	errs  []byte // Error lines of the current call, for the exception text

@@ -59,6 +59,7 @@ var Axes = []Axis{
 	poolAxis{},
 	handlerAxis{},
 	forwarderFatalAxis{},
+	forkAxis{},
 }
 
 // noAxisPart is what an axis embeds for the parts it has none of.

@@ -55,6 +55,7 @@ type Sink struct {
 	OutsideCalls
 	DaemonThreads
 	PythonHandler
+	ForkPart
 }
 
 // Encode is the schedule as one command-line word: base64 (URL alphabet,

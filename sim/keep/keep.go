@@ -139,6 +139,15 @@ func (b *Buffer) Take() (note []byte, lines [][]byte) {
 	return note, lines
 }
 
+// Clone is a copy of the Buffer that shares no storage with it (what a
+// fork copies into the child).
+func (b *Buffer) Clone() Buffer {
+	c := *b
+	c.arena = append([]byte(nil), b.arena...)
+	c.lens = append([]int(nil), b.lens...)
+	return c
+}
+
 // Reset empties the Buffer and its left-out count, keeping its storage for reuse.
 func (b *Buffer) Reset() {
 	*b = Buffer{arena: b.arena[:0], lens: b.lens[:0]}

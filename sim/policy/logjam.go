@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -21,7 +20,10 @@ import (
 type logjamSink struct {
 	*adaptiveSink
 
-	mu      sync.Mutex
+	// mu is the lock of the process-wide keep (the header's mu_): a lock of
+	// the wait-for graph, so that a fork that leaves it held in the child
+	// is a wait the graph names (ForkAware).
+	mu      *sim.Lock
 	outside keep.Buffer // lines logged outside a call while fd 2 had no room or sys.stderr was replaced
 	lostN   int         // a daemon's lines that could not be written
 	lostB   int
@@ -46,7 +48,7 @@ func newLogjamSink(k *kit) *logjamSink {
 	r := mergedRules
 	r.name = "logjam"
 	k.retryEINTR = true
-	p := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: r}, out: newOutliving(k.rt.In.Stderr())}
+	p := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: r}, out: newOutliving(k.rt.In.Stderr()), mu: k.rt.G.NewLock("logjam's keep lock")}
 	k.rt.In.AtTeardown(p.daemonNote)
 	k.rt.In.AtExit(func(t *sim.Thread) {
 		// An exception in an atexit callback is reported, not lost.
@@ -55,6 +57,46 @@ func newLogjamSink(k *kit) *logjamSink {
 		}
 	})
 	return p
+}
+
+// OwnLocks: the keep's lock is the one lock the sink owns (ForkAware).
+func (p *logjamSink) OwnLocks() []*sim.Lock { return []*sim.Lock{p.mu} }
+
+// BeforeFork, AfterForkParent and ForkChild are the at-fork rule, the
+// header's before_fork, after_fork_parent and after_fork_child: the keep's
+// lock held by the forking thread across the fork (the prepare handler
+// waits for a thread that holds it to let go), so no other thread holds
+// it in the child; the child's copy of the lines kept process-wide dropped,
+// as the parent writes them. Row D5 pins the lock's part
+// (suites/deadlock), TestAForkedChildNeitherWaitsForTheKeepNorWritesItAgain
+// both parts.
+func (p *logjamSink) BeforeFork(t *sim.Thread) { p.mu.Acquire(t) }
+
+// AfterForkParent lets the keep's lock go in the parent.
+func (p *logjamSink) AfterForkParent(t *sim.Thread) { p.mu.Release(t) }
+
+// ForkChild is the child's copy: its own kit (each thread's call state;
+// the forking thread, outside any call, keeps nothing), the keep's lock as
+// the fork left it, the process-wide keep and its counts as the child's
+// handler leaves them. It registers no exit hook: the child ends with
+// os._exit.
+func (p *logjamSink) ForkChild(f *sim.ForkView) (sim.Policy, func(c *sim.Thread)) {
+	// The forking thread holds the keep's lock (BeforeFork): the copy is
+	// consistent.
+	k := &kit{rt: p.rt, retryEINTR: p.retryEINTR}
+	c := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: p.rules}, mu: f.Copy(p.mu),
+		outside: p.outside.Clone(), lostN: p.lostN, lostB: p.lostB, flushing: p.flushing,
+		added: p.added, taken: p.taken, written: p.written}
+	return c, func(t *sim.Thread) {
+		// The child's only thread: its fields are its own.
+		c.outside = keep.Buffer{}
+		c.lostN, c.lostB = 0, 0 // the parent's daemons' note is the parent's to write
+		c.flushing = 0
+		c.written = c.added // nothing of the child's is behind the parent's lines
+		if c.mu.HeldBy(t) { // taken by the prepare handler
+			c.mu.Release(t)
+		}
+	}
 }
 
 // Emit is merged's, except that a line goes to fd 2 only when the stdio
@@ -117,20 +159,20 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 		// A flush lets the GIL go before it takes the stdio lock: had its
 		// lines stopped counting when taken, whether this line or the
 		// flush got the stdio lock first would be the scheduler's.
-		p.mu.Lock()
+		p.mu.Acquire(t)
 		backlog := p.outside.Count() > 0 || p.flushing > 0
-		p.mu.Unlock()
+		p.mu.Release(t)
 		if !backlog && !p.rt.In.StderrReplaced() && p.tryDirect(t, l, wait, "outside a call: fd 2 took it") {
 			return
 		}
-		p.mu.Lock()
+		p.mu.Acquire(t)
 		p.outside.Add(l.Bytes)
 		p.added++
 		if p.lastAdded == nil {
 			p.lastAdded = map[*sim.Thread]uint64{}
 		}
 		p.lastAdded[t] = p.added
-		p.mu.Unlock()
+		p.mu.Release(t)
 		p.rt.Route(t, l, "kept", "outside a call, sys.stderr replaced or no room: kept process-wide")
 	}
 }
@@ -145,9 +187,9 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 // first), and never for a flush in flight (one that took process-wide
 // lines re-takes the GIL before it counts itself done).
 func (p *logjamSink) fatal(t *sim.Thread, l sim.Line) {
-	p.mu.Lock()
+	p.mu.Acquire(t)
 	note, lines := p.outside.Take()
-	p.mu.Unlock()
+	p.mu.Release(t)
 	tk := taken{note: note, lines: lines}
 	if t.InCall() {
 		tk = tk.then(p.take(t))
@@ -336,8 +378,8 @@ func (p *logjamSink) Exit(t *sim.Thread) *sim.PyErr {
 		// between them, and an abort there (another thread's Fatal line)
 		// killed the call's lines, still kept (random search: seed
 		// 8004415, LOST; docs/FINDINGS.md).
-		outside := p.takeOutside()
-		defer p.flushed(outside)
+		outside := p.takeOutside(t)
+		defer p.flushed(t, outside)
 		tk = outside.then(p.take(t))
 	} else {
 		outErr = p.flushOutside(t, "next outermost exit")
@@ -375,10 +417,10 @@ func (p *logjamSink) Exit(t *sim.Thread) *sim.PyErr {
 // replaced (falling back to fd 2), else to fd 2; the GIL is held and no
 // other thread can run.
 func (p *logjamSink) daemonNote(t *sim.Thread) {
-	p.mu.Lock()
+	p.mu.Acquire(t)
 	n, b := p.lostN, p.lostB
 	p.lostN, p.lostB = 0, 0
-	p.mu.Unlock()
+	p.mu.Release(t)
 	if n == 0 {
 		return
 	}
@@ -399,10 +441,10 @@ func (p *logjamSink) daemonNote(t *sim.Thread) {
 func (p *logjamSink) daemonDirect(t *sim.Thread, tk taken) {
 	n, b := p.directWhileRoom(t, tk, true)
 	if n > 0 {
-		p.mu.Lock()
+		p.mu.Acquire(t)
 		p.lostN += n
 		p.lostB += b
-		p.mu.Unlock()
+		p.mu.Release(t)
 	}
 }
 
@@ -414,11 +456,11 @@ func (p *logjamSink) flushOutside(t *sim.Thread, why string) *sim.PyErr {
 	if t.Daemon {
 		return nil
 	}
-	tk := p.takeOutside()
+	tk := p.takeOutside(t)
 	if tk.empty() {
 		return nil
 	}
-	defer p.flushed(tk)
+	defer p.flushed(t, tk)
 	if !t.HoldsGIL() {
 		t.AcquireGIL()
 		defer t.ReleaseGIL()
@@ -429,9 +471,9 @@ func (p *logjamSink) flushOutside(t *sim.Thread, why string) *sim.PyErr {
 // takeOutside takes the lines kept process-wide for a flush, counted in
 // flushing (with the take: a later outside line sees the backlog) until
 // flushed(tk) says they are written.
-func (p *logjamSink) takeOutside() taken {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func (p *logjamSink) takeOutside(t *sim.Thread) taken {
+	p.mu.Acquire(t)
+	defer p.mu.Release(t)
 	note, lines := p.outside.Take()
 	tk := taken{note: note, lines: lines, upto: p.added}
 	if !tk.empty() {
@@ -461,20 +503,20 @@ func (p *logjamSink) Enter(t *sim.Thread) {
 // behind reports whether t has lines in the process-wide keep, or taken
 // from it by a flush not yet done.
 func (p *logjamSink) behind(t *sim.Thread) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.mu.Acquire(t)
+	defer p.mu.Release(t)
 	return p.lastAdded[t] > p.written
 }
 
-func (p *logjamSink) flushed(tk taken) {
+func (p *logjamSink) flushed(t *sim.Thread, tk taken) {
 	if tk.empty() {
 		return
 	}
-	p.mu.Lock()
+	p.mu.Acquire(t)
 	p.flushing--
 	p.taken = max(p.taken, tk.upto)
 	if p.flushing == 0 {
 		p.written = p.taken // only once no flush is in flight: one begun earlier may still be writing older lines
 	}
-	p.mu.Unlock()
+	p.mu.Release(t)
 }

@@ -19,8 +19,8 @@ func TestAnOutsideLineWaitsBehindLinesAFlushHasTaken(t *testing.T) {
 		return sim.Line{Seq: seq, Level: sim.Info, Bytes: []byte("I 00:00:01.000001 executorch:module.cpp:58] outside a call\n")}
 	}
 	kept := func() int {
-		p.mu.Lock()
-		defer p.mu.Unlock()
+		p.mu.Acquire(rt.Main)
+		defer p.mu.Release(rt.Main)
 		return p.outside.Count()
 	}
 	p.Emit(rt.Main, line(1))
@@ -28,9 +28,9 @@ func TestAnOutsideLineWaitsBehindLinesAFlushHasTaken(t *testing.T) {
 		t.Fatalf("with fd 2 taking everything and nothing kept, a line outside a call was kept (%d kept)", n)
 	}
 	// A flush has taken the kept lines (flushOutside) and not yet written them.
-	p.mu.Lock()
+	p.mu.Acquire(rt.Main)
 	p.flushing++
-	p.mu.Unlock()
+	p.mu.Release(rt.Main)
 	p.Emit(rt.Main, line(2))
 	if n := kept(); n != 1 {
 		t.Fatalf("a line outside a call went to fd 2 while a flush had taken earlier lines and not yet written them (%d kept, want 1)", n)
@@ -46,20 +46,20 @@ func TestAnOutsideLineWaitsBehindLinesAFlushHasTaken(t *testing.T) {
 func TestALineKeptOutsideACallGoesBeforeTheThreadsNextCall(t *testing.T) {
 	rt, p := logjamOnDevNull(t)
 	line := sim.Line{Seq: 1, Level: sim.Info, Bytes: []byte("I 00:00:01.000001 executorch:module.cpp:58] outside a call\n")}
-	tk := p.takeOutside() // a flush in flight (of nothing kept yet)
-	p.mu.Lock()
+	tk := p.takeOutside(rt.Main) // a flush in flight (of nothing kept yet)
+	p.mu.Acquire(rt.Main)
 	p.flushing++ // takeOutside counts only a non-empty take
-	p.mu.Unlock()
+	p.mu.Release(rt.Main)
 	p.Emit(rt.Main, line)
 	p.Enter(rt.Main)
 	if p.call(rt.Main).direct {
 		t.Fatal("a call went direct while its thread's line logged outside a call was still kept: its lines would reach fd 2 first (REORDERED)")
 	}
-	p.mu.Lock()
+	p.mu.Acquire(rt.Main)
 	p.flushing--
-	p.mu.Unlock()
-	tk = p.takeOutside()
-	p.flushed(tk)
+	p.mu.Release(rt.Main)
+	tk = p.takeOutside(rt.Main)
+	p.flushed(rt.Main, tk)
 	p.Enter(rt.Main)
 	if !p.call(rt.Main).direct {
 		t.Fatal("once a flush wrote the thread's kept lines, its next call did not go direct")

@@ -107,6 +107,9 @@ func (p *sinkPlayer) play() *sim.PyErr {
 		}
 	}
 	p.outside(main, k.Outside, k.OutsideText)
+	if err := p.fork(); err != nil {
+		return err
+	}
 	if capture != nil {
 		must(capture.Close(main))
 	}

@@ -27,7 +27,26 @@ var _ = Describe("A backend that logs while holding its own lock", func() {
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D3"}}, namesTheJoinCycle, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D4"}}, namesTheJoinCycle, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK)),
 	)
+	DescribeTable("never leaves a forked child waiting for a lock only a thread of the parent could release",
+		func(ctx SpecContext, spec cell.Spec, expected verdict.Verdict, then suitekit.Then) {
+			suitekit.Verify(ctx, spec, expected, then)
+		},
+		suitekit.Rows(
+			// D5: the older sinks own no lock a fork could leave held; logjam's
+			// at-fork rule is what keeps its cell OK (the mutant
+			// sim-logjam-fork-lock-not-handled makes it HANG).
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "D5"}}, namesTheForkWait, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK)),
+	)
 })
+
+// namesTheForkWait: the child's thread waits for a lock of the sink's
+// own that the fork left held by a thread that is not in the child.
+func namesTheForkWait(out *cell.Outcome) {
+	if out.Observed == verdict.Hang {
+		By("naming the wait: the child's thread waits for the child's copy of the sink's lock, held by T1, which is not in the child")
+		Expect(out.Cycle).To(MatchRegexp(`thread MainThread \(child\) holds [^;]* and waits for [^;]*\(the child's copy\) \(held by T1 \(the parent's, not in the child\)\); thread T1 \(the parent's, not in the child\) has ended without releasing it`))
+	}
+}
 
 // namesTheJoinCycle: the main thread holds the GIL and waits for the end of
 // a pool thread, which waits for the GIL itself or for room on fd 2 that

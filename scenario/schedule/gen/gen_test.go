@@ -152,3 +152,30 @@ func TestSwarmLeavesAxesOut(t *testing.T) {
 	}
 	t.Logf("400 seeds: %d runs of 3 calls or more with none of the per-call axes; calls with a switch point %d, raising %d, nested %d, odd text %d", bare, switches, fails, nested, text)
 }
+
+// Forks are drawn (axis fork), with the sink's locks held and without,
+// and some after lines the main thread logged outside any call (what
+// logjam may keep process-wide at the fork).
+func TestForksAreDrawn(t *testing.T) {
+	var forks, held, afterOutside int
+	for seed := 1; seed <= 400; seed++ {
+		k := Schedules(Filter{Family: FamilySink}).Example(seed).Sink
+		if k.Fork == nil {
+			continue
+		}
+		forks++
+		held += b2i(k.Fork.Held)
+		afterOutside += b2i(k.Outside > 0)
+	}
+	if forks == 0 || held == 0 || held == forks || afterOutside == 0 {
+		t.Errorf("400 seeds: %d forks, %d with the sink's locks held, %d after lines outside a call", forks, held, afterOutside)
+	}
+	t.Logf("400 seeds: %d forks, %d with the sink's locks held, %d after lines outside a call", forks, held, afterOutside)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
