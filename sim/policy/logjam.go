@@ -77,7 +77,8 @@ func (p *logjamSink) AfterForkParent(t *sim.Thread) { p.mu.Release(t) }
 
 // ForkChild is the child's copy: its own kit (each thread's call state;
 // the forking thread, outside any call, keeps nothing), the keep's lock as
-// the fork left it, the process-wide keep and its counts as the child's
+// the fork left it, what fd 2 was at install (its forwarder scan the
+// child's own), the process-wide keep and its counts as the child's
 // handler leaves them. It registers no exit hook: the child ends with
 // os._exit.
 func (p *logjamSink) ForkChild(f *sim.ForkView) (sim.Policy, func(c *sim.Thread)) {
@@ -85,6 +86,7 @@ func (p *logjamSink) ForkChild(f *sim.ForkView) (sim.Policy, func(c *sim.Thread)
 	// consistent.
 	k := &kit{rt: p.rt, retryEINTR: p.retryEINTR}
 	c := &logjamSink{adaptiveSink: &adaptiveSink{kit: k, rules: p.rules}, mu: f.Copy(p.mu),
+		out:     &outliving{installed: p.out.installed, installedOK: p.out.installedOK, reader: -1},
 		outside: p.outside.Clone(), lostN: p.lostN, lostB: p.lostB, flushing: p.flushing,
 		added: p.added, taken: p.taken, written: p.written}
 	return c, func(t *sim.Thread) {
