@@ -186,17 +186,10 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 			dir, err := build(in)
 			Expect(err).NotTo(HaveOccurred(), "building the extension")
 
-			spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: col.policy, Variant: col.variant, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof}}
+			spec, err := calibrate.SimSpec(row, col.policy, in.Version, prof)
+			Expect(err).NotTo(HaveOccurred())
 			if col.variant != "" {
-				spec.Backend = "cuda"
-			}
-			if info, err := scenario.Lookup(row.ID); err == nil && info.Contract.Ends == scenario.EndsKilled {
-				spec.Deadline = row.Deadline // blocks by design: judged at the row's deadline, as suites/fatal's F2
-			}
-			if s, ok, err := row.ScheduleFor(col.policy, in.Version, prof); ok {
-				// A random-found row: scenario R with its schedule, as suites/random plays it.
-				Expect(err).NotTo(HaveOccurred())
-				spec.Scenario, spec.Schedule, spec.Failpoints, spec.Deadline = "R", s.Encode(), s.Failpoints(), row.Deadline
+				spec.Variant, spec.Backend = col.variant, "cuda"
 			}
 			sim, err := cell.Run(ctx, suitekit.Bin, spec, suitekit.Profile)
 			Expect(err).NotTo(HaveOccurred(), "running the simulated cell")

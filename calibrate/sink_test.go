@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"logjam/calibrate"
+	"logjam/suites/suitekit"
 	"logjam/verdict"
 )
 
@@ -42,6 +43,18 @@ var _ = ginkgo.Describe("a user's sink", ginkgo.Label("calibrate"), func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(cells).To(HaveLen(1))
 			Expect(cells[0].Verdict).To(Equal(want), "%s on %s: %s (evidence: %s)", file, row, cells[0].Reason, cells[0].Bundle)
+			if file == "stderr_under_lock.cpp" && row == "D1" {
+				// Beside the built-in policies: the model's cells of the same
+				// row, interpreter and profile; this sink is pystderr's shape.
+				bs, err := calibrate.PlayBeside(ctx, suitekit.Bin, suitekit.Profile, cells, 2)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(bs).To(HaveLen(1))
+				Expect(bs[0].BuiltIn).To(HaveKeyWithValue("pystderr", verdict.Hang))
+				Expect(bs[0].BuiltIn).To(HaveKeyWithValue("logjam", verdict.OK))
+				closest, differ := calibrate.Closest(bs)
+				Expect(closest).To(Equal("pystderr"))
+				Expect(differ).To(BeEmpty())
+			}
 		},
 		ginkgo.Entry("sys.stderr under the backend lock: D1 hangs, as pystderr", "stderr_under_lock.cpp", "D1", verdict.Hang),
 		ginkgo.Entry("the header's own sink as a user's: D1 passes", "header_logjam.cpp", "D1", verdict.OK),

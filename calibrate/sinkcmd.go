@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"logjam/harness/report"
+	"logjam/internal/childbin"
+	"logjam/internal/config"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -192,6 +194,7 @@ func Command(args []string, w io.Writer) int {
 	start := time.Now()
 	played := 0
 	var cells []report.Cell
+	var sinkCells []SinkCell
 	header := false
 	_, err = playSink(ctx, user, ins, rows, profiles, *outDir, *repeat, func(in Interpreter) {
 		played++
@@ -211,6 +214,7 @@ func Command(args []string, w io.Writer) int {
 		}
 		fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", c.Row, c.Python, c.Profile, c.Verdict, ev)
 		cells = append(cells, c.Cell)
+		sinkCells = append(sinkCells, c)
 	})
 	var ce *CompileError
 	if errors.As(err, &ce) {
@@ -220,7 +224,34 @@ func Command(args []string, w io.Writer) int {
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
 	}
-	return summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
+	code := summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
+	besideBuiltIns(ctx, w, sinkName(*sinkPath), sinkCells)
+	return code
+}
+
+// besideBuiltIns prints the sink's cells beside the built-in policies'
+// (PlayBeside). It never changes the run's exit status: a child that does
+// not build or a cell that does not run is one line saying the columns are
+// left out, and why.
+func besideBuiltIns(ctx context.Context, w io.Writer, name string, cells []SinkCell) {
+	if len(cells) == 0 {
+		return
+	}
+	root, err := config.Root()
+	if err == nil {
+		var prof config.Profile
+		if prof, err = config.FromEnv(); err == nil {
+			var bin string
+			if bin, _, err = childbin.Build(root); err == nil {
+				var bs []Beside
+				if bs, err = PlayBeside(ctx, bin, prof, cells, 0); err == nil {
+					WriteBeside(w, name, bs)
+					return
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "logjam calibrate: the built-in policies' columns are left out: %v\n", err)
 }
 
 // summarize writes the sink's matrix (matrix.json, junit.xml, matrix.html,
