@@ -16,6 +16,7 @@ import (
 	"logjam/harness/report"
 	"logjam/internal/childbin"
 	"logjam/internal/config"
+	"logjam/internal/runfolder"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -116,7 +117,7 @@ func Command(args []string, w io.Writer) int {
 	rowsArg := fs.String("rows", "", "keep these rows (comma-separated); default: every real row")
 	profArg := fs.String("profiles", "buffered,unbuffered", "stderr profiles")
 	repeat := fs.Int("repeat", 1, "play each cell this many times: a row whose verdicts differ between its plays is named FLAKY")
-	outDir := fs.String("out", "", "where the matrix and the evidence bundles go (default: reports/sink/<the sink file's name>)")
+	outDir := fs.String("out", "", "where the matrix and the evidence bundles go (default: a folder of its own, reports/runs/<time>-sink-<name>, with reports/latest-sink-<name> moved to it)")
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(w, "logjam calibrate: "+format+"\n", a...)
 		return 2
@@ -185,8 +186,17 @@ func Command(args []string, w io.Writer) int {
 	if _, err := Compiler(); err != nil {
 		return bad("no C++ compiler (g++ or $CXX)")
 	}
+	// Without -out the run has a folder of its own, as a chaos run has:
+	// reports/runs/<time>-sink-<name>, and reports/latest-sink-<name>
+	// moves to it when the run ends.
+	pointer := ""
 	if *outDir == "" {
-		*outDir = filepath.Join("reports", "sink", sinkName(*sinkPath))
+		slug := "sink-" + runfolder.Slug(sinkName(*sinkPath), 40)
+		if *outDir, err = runfolder.New("reports", time.Now(), slug); err != nil {
+			fmt.Fprintf(w, "logjam calibrate: %v\n", err)
+			return 1
+		}
+		pointer = "latest-" + slug
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
@@ -218,6 +228,9 @@ func Command(args []string, w io.Writer) int {
 	})
 	var ce *CompileError
 	if errors.As(err, &ce) {
+		if pointer != "" {
+			os.RemoveAll(*outDir) // nothing half-run: the run's own folder goes with it
+		}
 		return bad("%s", ce.Error())
 	}
 	if err != nil {
@@ -226,6 +239,9 @@ func Command(args []string, w io.Writer) int {
 	}
 	code := summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
 	besideBuiltIns(ctx, w, sinkName(*sinkPath), sinkCells)
+	if pointer != "" {
+		runfolder.Publish("reports", *outDir, pointer, code, w)
+	}
 	return code
 }
 
@@ -325,7 +341,7 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 }
 
 // sinkName is the sink file's name without its extension: its column in
-// the matrix and its folder under reports/sink.
+// the matrix and the name of its run folder.
 func sinkName(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
