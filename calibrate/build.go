@@ -2,7 +2,7 @@ package calibrate
 
 import (
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -15,8 +15,35 @@ import (
 	"logjam/internal/owndir"
 )
 
-//go:embed ext/logjamext.cpp
-var extSource []byte
+// extSources is the extension: ext/logjamext.cpp, the one file compiled,
+// and the parts it includes (ext/*.hpp, one job each: a unity build, so the
+// parts share one anonymous namespace and the build stays one g++ run).
+//
+//go:embed ext
+var extSources embed.FS
+
+// extFiles is every file of ext/ with its bytes, in name order: what the
+// build writes beside logjamext.cpp and what its cache key hashes.
+func extFiles() ([]extFile, error) {
+	ents, err := extSources.ReadDir("ext")
+	if err != nil {
+		return nil, err
+	}
+	var files []extFile
+	for _, e := range ents {
+		b, err := extSources.ReadFile("ext/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, extFile{e.Name(), b})
+	}
+	return files, nil
+}
+
+type extFile struct {
+	name string
+	b    []byte
+}
 
 // HeaderSource is logjam.hpp, the sink a binding includes; the extension
 // includes it as is.
@@ -144,9 +171,9 @@ var (
 	buildDone = map[string]string{}
 )
 
-// Build compiles the extension for in into the cache (keyed by the
-// source, the driver and the interpreter) and returns the directory to put
-// on PYTHONPATH: it holds logjamext and run_row.py.
+// Build compiles the extension for in into the cache (keyed by its
+// sources, the header, the driver and the interpreter) and returns the
+// directory to put on PYTHONPATH: it holds logjamext and run_row.py.
 func Build(in Interpreter) (string, error) { return BuildSink(in, nil) }
 
 // UserSink is a sink of someone's own: a C++ file that includes
@@ -183,8 +210,15 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("no C++ compiler (g++ or $CXX): %w", err)
 	}
+	ext, err := extFiles()
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
-	h.Write(extSource)
+	for _, f := range ext {
+		fmt.Fprintf(h, "%s %d\n", f.name, len(f.b))
+		h.Write(f.b)
+	}
 	h.Write(HeaderSource)
 	h.Write(driverSource)
 	fmt.Fprintf(h, "pybind11:%s|", Pybind11Include())
@@ -215,10 +249,12 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "logjamext.cpp")
-	if err := os.WriteFile(src, extSource, 0o644); err != nil {
-		return "", err
+	for _, f := range ext {
+		if err := os.WriteFile(filepath.Join(tmp, f.name), f.b, 0o644); err != nil {
+			return "", err
+		}
 	}
+	src := filepath.Join(tmp, "logjamext.cpp")
 	inc := filepath.Join(tmp, "include")
 	if err := os.MkdirAll(filepath.Join(inc, "logjam"), 0o755); err != nil {
 		return "", err

@@ -1,9 +1,10 @@
 // Package calibrate runs the matrix's rows against real CPython
-// interpreters: a small C++ extension (ext/logjamext.cpp) does at the C-API
-// level what each log-sink policy does, run_row.py plays each row with real
-// threads, pipes, signals and abort(), and the run is judged by the same
-// ledger rules as a simulated cell, from its telemetry (the wire format of
-// cmd/simrt), its real fd-2 bytes and its exit status.
+// interpreters: a small C++ extension (ext/logjamext.cpp and the parts it
+// includes) does at the C-API level what each log-sink policy does,
+// run_row.py plays each row with real threads, pipes, signals and abort(),
+// and the run is judged by the same ledger rules as a simulated cell, from
+// its telemetry (the wire format of cmd/simrt), its real fd-2 bytes and its
+// exit status.
 package calibrate
 
 import (

@@ -14,7 +14,7 @@ import (
 )
 
 // A real child's wait-for state, read from outside as the extension's
-// barrier reads it from inside (logjamext.cpp, waits_for): each thread's
+// barrier reads it from inside (ext/barrier.hpp, waits_for): each thread's
 // state and system call from /proc/PID/task/TID/{stat,syscall,comm}, and
 // the pipes it waits on from /proc/PID/fd. A thread is stuck when it
 // sleeps in a wait only the process can end:
