@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"sync"
+
 	"logjam/pipes"
 	"logjam/telemetry"
 )
@@ -9,7 +11,7 @@ import (
 // parent's reader (MarkFD2Hold): from then on the parent reads only when
 // nothing in the model moves but its read (parentReads), and the room each
 // read frees goes to the waiting writers in turns, in the order they began
-// to wait (waitDrainerRead, as behind an in-process forwarder), until no
+// to wait (PipeRoom.waitRead, as behind an in-process forwarder), until no
 // write call is left: the last one to end releases the reader
 // (MarkFD2Release) and returns once it has read what the pipe holds
 // (endWriting). Before, the reader read as bytes
@@ -19,21 +21,44 @@ import (
 // 257627587, LOST or OK; docs/TRUST.md, "Whose bytes the parent's read lets
 // in").
 
-// holdable reports whether fd 2 is a pipe the parent drains whose reader
-// answers the child's marks: the reads can be the model's events.
-func (f *FD2) holdable() bool {
-	if f.Kind != FDPipe || !f.readerAcks || !f.tel.Enabled() {
-		return false
-	}
-	return !f.inProcessDrainer()
+// readerHold is the hold of the parent's reader of fd 2's pipe, and the
+// way a write call waits for room on a pipe whose reader answers the
+// child's marks (roomWait, arranged by FD2.arrangeLocked).
+type readerHold struct {
+	g      *Graph
+	room   *PipeRoom // the writers' turns at the room each read frees
+	reader *parentReader
+	tel    *telemetry.Writer
+
+	// mu orders a hold's start (MarkFD2Hold) after the last one's end
+	// (MarkFD2Release) in what the parent reads, and an ask of the reader
+	// (askUnheld) before a hold's start or after its answer.
+	mu sync.Mutex
+	// held: the parent's reads of its pipe are the model's events now:
+	// its reader reads only when parentReads asks, and the writers take
+	// the room each read frees in turns, as behind an in-process drainer.
+	// writing: threads inside a write call on that pipe. Graph mutex.
+	held    bool
+	writing int
+	// holds: holds begun, so a hold's parentReads ends with its hold;
+	// heldRead: parentReads has asked a held read, not yet answered.
+	holds    int
+	heldRead bool
+	// sigintsDue: SIGINTs on a blocked write a program's observer may
+	// still send or has sent and not yet seen arrive (FD2.SIGINTDue); a
+	// held reader does not read meanwhile. Graph mutex.
+	sigintsDue int
+}
+
+// isHeld reports whether the parent's reads are the model's events now.
+func (h *readerHold) isHeld() bool {
+	h.g.mu.Lock()
+	defer h.g.mu.Unlock()
+	return h.held
 }
 
 // Held reports whether the parent's reads are the model's events now.
-func (f *FD2) Held() bool {
-	f.g.mu.Lock()
-	defer f.g.mu.Unlock()
-	return f.room.held
-}
+func (f *FD2) Held() bool { return f.hold.isHeld() }
 
 // HeldBusy reports whether, the reader held, a thread other than t has a
 // write under way or waits for a read: the room is theirs, so t's
@@ -41,12 +66,12 @@ func (f *FD2) Held() bool {
 func (f *FD2) HeldBusy(t *Thread) bool {
 	f.g.mu.Lock()
 	defer f.g.mu.Unlock()
-	return f.heldBusyLocked(t)
+	return f.hold.busyLocked(t)
 }
 
-func (f *FD2) heldBusyLocked(t *Thread) bool {
-	r := f.room
-	if !r.held {
+func (h *readerHold) busyLocked(t *Thread) bool {
+	r := h.room
+	if !h.held {
 		return false
 	}
 	if r.trying != nil && r.trying != t {
@@ -57,28 +82,42 @@ func (f *FD2) heldBusyLocked(t *Thread) bool {
 			return true
 		}
 	}
-	return r.writing > 0
+	return h.writing > 0
+}
+
+// askUnheld asks the parent's reader to read what the pipe holds
+// (MarkFD2Read, FD2.AskReader) unless it is held. A hold starts before
+// this ask or after its answer (mu): asked of a reader held meanwhile, the
+// answer (the pipe read empty) would never come, and the proxy's reads
+// wait for this thread (random search: logjam, seed 114, HANG with no
+// cycle in 2 of 24 plays).
+func (h *readerHold) askUnheld() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.isHeld() {
+		return false
+	}
+	return h.reader.ask(telemetry.MarkFD2Read)
 }
 
 // mustQueue reports whether t's write call, the reader held, must wait for
 // its turn: another writer waits for a read or has the turn.
-func (f *FD2) mustQueue(t *Thread) bool {
-	f.g.mu.Lock()
-	defer f.g.mu.Unlock()
-	r := f.room
-	if !r.held || r.trying == t {
+func (h *readerHold) mustQueue(t *Thread) bool {
+	h.g.mu.Lock()
+	defer h.g.mu.Unlock()
+	r := h.room
+	if !h.held || r.trying == t {
 		return false
 	}
 	return r.trying != nil || len(r.queue) > 0
 }
 
-func (r *PipeRoom) readsAreEventsLocked() bool { return r.drainer != nil || r.held }
-
-func (f *FD2) beginWriting() {
-	f.g.mu.Lock()
-	f.room.writing++
-	f.g.changedLocked()
-	f.g.mu.Unlock()
+// beginWriting starts a write call on the pipe.
+func (h *readerHold) beginWriting(*Thread) {
+	h.g.mu.Lock()
+	h.writing++
+	h.g.changedLocked()
+	h.g.mu.Unlock()
 }
 
 // endWriting ends t's write call on a pipe the parent drains. The last
@@ -91,41 +130,67 @@ func (f *FD2) beginWriting() {
 // merged, nightly seeds 868199431 and 195861052, another thread's flush
 // right after a blocked one went through, OK, or blocked and held the
 // reader again, LOST; docs/TRUST.md, "The end of a hold").
-func (f *FD2) endWriting(t *Thread) {
-	g, r := f.g, f.room
+func (h *readerHold) endWriting(t *Thread) {
+	g, r := h.g, h.room
 	g.mu.Lock()
-	r.writing--
+	h.writing--
 	if r.trying == t {
 		r.trying = nil
 	}
-	last := r.idleHoldLocked()
+	last := h.idleLocked()
 	g.changedLocked()
 	g.mu.Unlock()
 	if last {
-		f.releaseDrained()
+		h.releaseDrained()
 	}
 }
 
-// idleHoldLocked reports whether the reader is held, no write call is
+// idleLocked reports whether the reader is held, no write call is
 // left on the pipe, and no held read is asked and unanswered: the hold may
 // end now. A write call that ends while a held read is under way (a signal
 // ended it) leaves the hold to that read's end (parentReads): the read may
 // wait for a stall, which may wait for this thread's next write (I2), so
 // the write call must not wait for the reader behind it. Graph mutex held.
-func (r *PipeRoom) idleHoldLocked() bool {
-	return r.held && !r.heldRead && r.writing == 0 && len(r.queue) == 0 && r.trying == nil
+func (h *readerHold) idleLocked() bool {
+	r := h.room
+	return h.held && !h.heldRead && h.writing == 0 && len(r.queue) == 0 && r.trying == nil
 }
 
 // releaseDrained ends the hold if still no write call is left and asks the
 // reader, reading as bytes arrive again, to read what the pipe holds
 // (MarkFD2Read), returning once the parent answered: one step against a
-// later hold's start (holdMu).
-func (f *FD2) releaseDrained() {
-	f.holdMu.Lock()
-	defer f.holdMu.Unlock()
-	if f.releaseLocked() {
-		f.ask(telemetry.MarkFD2Read)
+// later hold's start (mu).
+func (h *readerHold) releaseDrained() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.releaseLocked() {
+		h.reader.ask(telemetry.MarkFD2Read)
 	}
+}
+
+// releaseLocked ends the hold if still no write call is left (mu held):
+// the release mark goes out before any later hold's.
+func (h *readerHold) releaseLocked() bool {
+	g := h.g
+	g.mu.Lock()
+	if !h.idleLocked() {
+		g.mu.Unlock()
+		return false
+	}
+	h.held = false
+	g.changedLocked()
+	g.mu.Unlock()
+	h.tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Release})
+	return true
+}
+
+// wait is t's wait after its write(2) found the pipe full: its turn behind
+// the held reader's reads, the reader held first if it is not yet.
+func (h *readerHold) wait(t *Thread, _ []byte, interruptible bool) (moved int, woke bool) {
+	if h.isHeld() {
+		return 0, h.room.waitRead(t, interruptible)
+	}
+	return 0, h.holdAndWait(t, interruptible)
 }
 
 // holdAndWait is t's wait after its write(2) found the pipe full: if the
@@ -137,137 +202,69 @@ func (f *FD2) releaseDrained() {
 // line went straight into the pipe or queued behind t as that round trip
 // fell (random search: merged, nightly seed 111274240, LOST or DOUBLEINT;
 // docs/TRUST.md, "Whose bytes the parent's read lets in").
-func (f *FD2) holdAndWait(t *Thread, interruptible bool) (woke bool) {
-	if interruptible && f.wakePending() {
+func (h *readerHold) holdAndWait(t *Thread, interruptible bool) (woke bool) {
+	if interruptible && h.room.wake.pending() {
 		return true
 	}
-	f.holdMu.Lock()
-	if f.Held() {
-		f.holdMu.Unlock()
-		return f.awaitDrainerRead(t, interruptible, nil, nil)
+	h.mu.Lock()
+	if h.isHeld() {
+		h.mu.Unlock()
+		return h.room.awaitRead(t, interruptible, nil, nil)
 	}
 	hold := 0
-	return f.awaitDrainerRead(t, interruptible, func() {
-		f.room.held = true
-		f.room.holds++
-		hold = f.room.holds
+	return h.room.awaitRead(t, interruptible, func() {
+		h.held = true
+		h.holds++
+		hold = h.holds
 	}, func() {
-		defer f.holdMu.Unlock()
-		if !f.ask(telemetry.MarkFD2Hold) {
-			f.g.mu.Lock()
-			f.room.held = false
-			f.g.changedLocked()
-			f.g.mu.Unlock()
+		defer h.mu.Unlock()
+		if !h.reader.ask(telemetry.MarkFD2Hold) {
+			h.g.mu.Lock()
+			h.held = false
+			h.g.changedLocked()
+			h.g.mu.Unlock()
 			return
 		}
-		go f.parentReads(hold)
+		go h.parentReads(hold)
 	})
 }
 
 // parentReads asks the parent for each read once nothing else in the model
 // moves (onlyTheParentMovesLocked), and hands the room it made to the
-// waiting writers (Drained); it ends with its hold, which the last write
-// call on the pipe ends (endWriting).
-func (f *FD2) parentReads(hold int) {
-	g, r := f.g, f.room
+// waiting writers (PipeRoom.drained); it ends with its hold, which the
+// last write call on the pipe ends (endWriting).
+func (h *readerHold) parentReads(hold int) {
+	g, r := h.g, h.room
 	for {
 		over := false
 		g.WaitUntil(func() bool {
-			if !r.held || r.holds != hold {
+			if !h.held || h.holds != hold {
 				over = true
 				return true
 			}
-			if r.sigintsDue > 0 || !g.onlyTheParentMovesLocked(true) {
+			if h.sigintsDue > 0 || !g.onlyTheParentMovesLocked(true) {
 				return false
 			}
 			n, err := pipes.Queued(2)
-			r.heldRead = err != nil || n > 0 || len(r.queue) > 0
-			return r.heldRead
+			h.heldRead = err != nil || n > 0 || len(r.queue) > 0
+			return h.heldRead
 		})
 		if over {
 			return
 		}
-		f.ask(telemetry.MarkFD2ReadHeld)
+		h.reader.ask(telemetry.MarkFD2ReadHeld)
 		g.mu.Lock()
-		r.heldRead = false
-		idle := r.idleHoldLocked()
+		h.heldRead = false
+		idle := h.idleLocked()
 		g.changedLocked()
 		g.mu.Unlock()
 		if idle {
-			// The last write call ended during the read (idleHoldLocked).
-			f.releaseDrained()
+			// The last write call ended during the read (idleLocked).
+			h.releaseDrained()
 			continue
 		}
-		f.Drained(nil) // the parent's read: no drainer thread of ours
+		r.drained(nil) // the parent's read: no drainer thread of ours
 	}
-}
-
-// releaseLocked ends the hold if still no write call is left (holdMu
-// held): the release mark goes out before any later hold's.
-func (f *FD2) releaseLocked() bool {
-	g, r := f.g, f.room
-	g.mu.Lock()
-	if !r.idleHoldLocked() {
-		g.mu.Unlock()
-		return false
-	}
-	r.held = false
-	g.changedLocked()
-	g.mu.Unlock()
-	f.tel.Emit(telemetry.Mark{Name: telemetry.MarkFD2Release})
-	return true
-}
-
-// AwaitInFlight is the start of a write to fd 2 (a write(2), a
-// non-blocking try, a policy's room check) by the GIL's holder: it comes
-// once every other thread that dropped the GIL for native code (a FileIO write(2), a released
-// flush) has reached its next wait (for room on fd 2, a lock, the GIL) or
-// ended. The holder got the GIL from such a thread, or past it; without
-// this, whether that thread's write(2) found the pipe before or after the
-// holder's lines was the scheduler's (random search: merged, nightly seed
-// 111274240, a flush that drops the GIL and another thread's lines logged
-// with it held: LOST or DOUBLEINT; docs/TRUST.md, "Whose bytes the
-// parent's read lets in"). It also comes once the writers whose turn a
-// read has made (Drained) have taken it: the room a read frees is theirs
-// first. A writer whose write(2) ended in its turn and went on with the
-// GIL otherwise met the room of the next writer's turn taken or not
-// (random search: adaptive, macOS, seed 93194 of the determinism
-// measurement: HANG or OK; docs/TRUST.md, "A turn taken after the
-// GIL's holder wrote").
-func (f *FD2) AwaitInFlight(t *Thread) {
-	if t == nil {
-		return
-	}
-	g := f.g
-	g.mu.Lock()
-	if t.in.GIL.OwnerLocked() == t {
-		g.parkLocked(t, func() bool { return !g.inFlightUnwaitingLocked(t) && !f.turnDueLocked(t) })
-	}
-	g.mu.Unlock()
-}
-
-// turnDueLocked reports whether a writer other than t has its turn at the
-// room a read made, or will take it next (staleWaiterLocked). Graph mutex
-// held.
-func (f *FD2) turnDueLocked(t *Thread) bool {
-	if r := f.room.trying; r != nil && r != t {
-		return true
-	}
-	w := f.staleWaiterLocked()
-	return w != nil && w != t
-}
-
-// inFlightUnwaitingLocked reports whether a thread other than self dropped
-// the GIL for native code that ends by itself and waits for nothing yet
-// (not even for room on fd 2, which the release barrier does not take for
-// settled). Graph mutex held.
-func (g *Graph) inFlightUnwaitingLocked(self *Thread) bool {
-	for _, o := range g.threads {
-		if o != self && o.released && !o.ended && o.waiting == nil && o.parked == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // SIGINTDue says that an observer of the program may send a SIGINT on a
@@ -276,14 +273,14 @@ func (g *Graph) inFlightUnwaitingLocked(self *Thread) bool {
 // not read (parentReads): whether a read came before the SIGINT ended the
 // write, and so whether the hold ended with it, was the scheduler's
 // (random search: merged, nightly seed 111274240).
-func (f *FD2) SIGINTDue() { f.addSIGINTsDue(1) }
+func (f *FD2) SIGINTDue() { f.hold.addSIGINTsDue(1) }
 
 // SIGINTSettled ends a SIGINTDue.
-func (f *FD2) SIGINTSettled() { f.addSIGINTsDue(-1) }
+func (f *FD2) SIGINTSettled() { f.hold.addSIGINTsDue(-1) }
 
-func (f *FD2) addSIGINTsDue(d int) {
-	f.g.mu.Lock()
-	f.room.sigintsDue += d
-	f.g.changedLocked()
-	f.g.mu.Unlock()
+func (h *readerHold) addSIGINTsDue(d int) {
+	h.g.mu.Lock()
+	h.sigintsDue += d
+	h.g.changedLocked()
+	h.g.mu.Unlock()
 }

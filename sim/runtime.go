@@ -81,11 +81,10 @@ func New(opts Options) (*Runtime, error) {
 		tel = telemetry.Open(start)
 	}
 	in := newInterp(tel, opts.Platform, opts.Python)
-	fd2, err := openFD2(in.G, tel)
+	fd2, err := openFD2(in.G, tel, opts.ReaderAcks)
 	if err != nil {
 		return nil, err
 	}
-	fd2.readerAcks = opts.ReaderAcks
 	in.fd2 = fd2
 	in.original = newOriginalStream(in.G, fd2, opts.Stderr)
 	in.SetStderr(in.original)

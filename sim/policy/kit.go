@@ -102,7 +102,7 @@ func (k *kit) roomCheck(t *sim.Thread, wait time.Duration, careful bool) (room b
 		var err error
 		if k.rt.FD2.HeldBusy(nil) {
 			// The room the parent's next read frees is the waiting
-			// writers' (sim.FD2.hold): none for this check within its bound.
+			// writers' (the reader hold, sim/fd2_hold.go): none for this check within its bound.
 			time.Sleep(time.Until(deadline))
 		} else {
 			room, err = profile.HasRoom(2, time.Until(deadline))
