@@ -65,7 +65,15 @@ func runPool(e *Env, caller *sim.Thread, workers, lines int, name func(w int) st
 				}
 			}
 		})
-		in.G.WaitUntil(func() bool { return first.IsSetLocked() || t.SettledLocked() })
+		// The next worker starts once this one logged its first line, or
+		// went as far as it can before that: settled, or waiting for room
+		// the parent's reader gives (a stalled terminal or pipe, which the
+		// stall's nemesis resumes only once the caller waits too:
+		// TestAPoolWorkerBlockedOnAStalledReaderLetsTheNextStart).
+		in.G.WaitUntil(func() bool {
+			_, room := t.WaitStateLocked().For.(*sim.PipeRoom)
+			return first.IsSetLocked() || t.SettledLocked() || room
+		})
 		pool = append(pool, t)
 	}
 	for _, t := range pool {
