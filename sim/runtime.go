@@ -116,7 +116,7 @@ func New(opts Options) (*Runtime, error) {
 	}()
 	tel.Emit(telemetry.Start{Pid: os.Getpid(), Policy: rt.Policy.Name(), Platform: string(opts.Platform),
 		Python: opts.Python.String(), FD2: string(fd2.Kind), Sigint: string(in.Signals.Kind()),
-		Stderr: string(in.original.(*OriginalStream).Buffering())})
+		Buffering: string(in.original.(*OriginalStream).Buffering())})
 	return rt, nil
 }
 
