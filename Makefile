@@ -65,7 +65,7 @@ DAEMON_N ?= 200
 stress-daemon:   ## the daemon family with its window widened (a failpoint) DAEMON_N times; a table of every verdict that differed
 	./scripts/stress-daemon.sh $(DAEMON_N)
 
-calibrate:       ## the real column: every row on every CPython found (python3, python3.X, pyenv), both stderr profiles; reports/calibration.{json,txt}
+calibrate:       ## the real column: every row on every CPython found (python3, python3.X, pyenv), both bufferings of sys.stderr; reports/calibration.{json,txt}
 	$(GINKGO) --timeout 4h --label-filter calibrate ./calibrate
 
 PY ?= default

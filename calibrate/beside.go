@@ -17,14 +17,15 @@ import (
 )
 
 // SimSpec is the simulated cell of a real row under policy on one
-// interpreter and stderr profile: the same contract, deadline and (for a
-// row random search found) schedule the real column is judged against.
-func SimSpec(row Row, policy, python, prof string) (cell.Spec, error) {
-	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: python, Stderr: prof}}
+// interpreter with sys.stderr's buffering buf: the same contract, deadline
+// and (for a row random search found) schedule the real column is judged
+// against.
+func SimSpec(row Row, policy, python, buf string) (cell.Spec, error) {
+	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: python, Buffering: buf}}
 	if info, err := scenario.Lookup(row.ID); err == nil && info.Contract.Ends == scenario.EndsKilled {
 		spec.Deadline = row.Deadline // blocks by design: judged at the row's deadline, as suites/fatal's F2
 	}
-	s, ok, err := row.ScheduleFor(policy, python, prof)
+	s, ok, err := row.ScheduleFor(policy, python, buf)
 	if err != nil {
 		return spec, err
 	}
@@ -34,28 +35,28 @@ func SimSpec(row Row, policy, python, prof string) (cell.Spec, error) {
 	return spec, nil
 }
 
-// Beside is one (row, python, profile) a user's sink played, with the
+// Beside is one (row, python, buffering) a user's sink played, with the
 // built-in policies' verdicts there: each the model's cell, played now.
 // The real column agrees with the model on every real row on the
 // interpreters here (make calibrate), so the model stands for the real
 // built-in sinks at a small part of their cost.
 type Beside struct {
-	Row, Python, Profile string
-	Yours                verdict.Verdict
-	BuiltIn              map[string]verdict.Verdict // by policy; a cell the row leaves out is absent
+	Row, Python, Buffering string
+	Yours                  verdict.Verdict
+	BuiltIn                map[string]verdict.Verdict // by policy; a cell the row leaves out is absent
 }
 
 // PlayBeside plays the built-in policies' simulated cells for every
-// (row, python, profile) of cells, j at a time, with the child bin; the
+// (row, python, buffering) of cells, j at a time, with the child bin; the
 // sink's own verdict there is its first play's.
 func PlayBeside(ctx context.Context, bin string, prof config.Profile, cells []SinkCell, j int) ([]Beside, error) {
 	var out []Beside
 	seen := map[string]bool{}
 	for _, c := range cells {
-		k := c.Row + "\x00" + c.Python + "\x00" + c.Profile
+		k := c.Row + "\x00" + c.Python + "\x00" + c.Buffering
 		if !seen[k] {
 			seen[k] = true
-			out = append(out, Beside{Row: c.Row, Python: c.Python, Profile: c.Profile, Yours: c.Verdict, BuiltIn: map[string]verdict.Verdict{}})
+			out = append(out, Beside{Row: c.Row, Python: c.Python, Buffering: c.Buffering, Yours: c.Verdict, BuiltIn: map[string]verdict.Verdict{}})
 		}
 	}
 	type job struct {
@@ -69,12 +70,12 @@ func PlayBeside(ctx context.Context, bin string, prof config.Profile, cells []Si
 		if !ok {
 			return nil, fmt.Errorf("no real row %q", b.Row)
 		}
-		stderr := profileOf(b.Profile)
+		buf := bufferingOf(b.Buffering)
 		for _, p := range axes.Policies {
-			if !row.Plays(p, stderr) {
+			if !row.Plays(p, buf) {
 				continue
 			}
-			spec, err := SimSpec(row, p, b.Python, stderr)
+			spec, err := SimSpec(row, p, b.Python, buf)
 			if err != nil {
 				return nil, err
 			}
@@ -137,18 +138,18 @@ func Closest(bs []Beside) (policy string, differ []Beside) {
 }
 
 // WriteBeside prints the sink's verdicts beside the built-in policies',
-// one line per (row, python, profile), then the closest built-in policy
+// one line per (row, python, buffering), then the closest built-in policy
 // and where the sink differs from it.
 func WriteBeside(w io.Writer, name string, bs []Beside) {
 	fmt.Fprintf(w, "\n%s beside the built-in policies (the model's cells, played now; the real column agrees with them here):\n", name)
 	wd := max(len(name), len("MISROUTED"))
-	fmt.Fprintf(w, "%-4s %-8s %-10s %-*s", "row", "python", "stderr", wd, name)
+	fmt.Fprintf(w, "%-4s %-8s %-10s %-*s", "row", "python", "buffering", wd, name)
 	for _, p := range axes.Policies {
 		fmt.Fprintf(w, " %-9s", p)
 	}
 	fmt.Fprintln(w)
 	for _, b := range bs {
-		fmt.Fprintf(w, "%-4s %-8s %-10s %-*s", b.Row, b.Python, b.Profile, wd, b.Yours)
+		fmt.Fprintf(w, "%-4s %-8s %-10s %-*s", b.Row, b.Python, b.Buffering, wd, b.Yours)
 		for _, p := range axes.Policies {
 			v, ok := b.BuiltIn[p]
 			s := "-"
@@ -174,7 +175,7 @@ func WriteBeside(w io.Writer, name string, bs []Beside) {
 		if v, ok := b.BuiltIn[p]; ok {
 			theirs = string(v)
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s %s: %s where %s is %s)", b.Row, b.Python, b.Profile, b.Yours, p, theirs))
+		parts = append(parts, fmt.Sprintf("%s (%s %s: %s where %s is %s)", b.Row, b.Python, b.Buffering, b.Yours, p, theirs))
 	}
 	fmt.Fprintf(w, "%s behaves like %s except on %s\n", name, p, strings.Join(parts, ", "))
 }
@@ -187,10 +188,10 @@ func rowByID(id string) (Row, bool) {
 	return Rows[i], true
 }
 
-// profileOf is ProfileName's inverse: the cell's Stderr for a profile's
+// bufferingOf is BufferingName's inverse: the cell's Buffering for its
 // name.
-func profileOf(name string) string {
-	if name == ProfileName(Unbuffered) {
+func bufferingOf(name string) string {
+	if name == BufferingName(Unbuffered) {
 		return Unbuffered
 	}
 	return Buffered

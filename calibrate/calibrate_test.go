@@ -25,15 +25,15 @@ import (
 )
 
 // The real column: one Entry per (row, policy or lazy variant, stderr
-// profile, interpreter). Each runs the simulated cell (cell.Run, same spec:
-// platform linux, the interpreter's version, the stderr profile) and the
+// buffering, interpreter). Each runs the simulated cell (cell.Run, same spec:
+// platform linux, the interpreter's version, the buffering) and the
 // real one, judged alike; the cell fails when they differ, unless a named
 // limit (calibrate.Limits) accepts it. A run that could not be made fails.
 //
 // Knobs: LOGJAM_CALIBRATE_PY=3.12,3.13.0 keeps those versions (default:
 // every interpreter found; LOGJAM_CALIBRATE_PY=default keeps python3 only);
 // LOGJAM_CALIBRATE_ROOTS=dir:dir replaces ~/.pyenv/versions;
-// LOGJAM_CALIBRATE_PROFILES=buffered|unbuffered; LOGJAM_CALIBRATE_ROWS=D1,I2;
+// LOGJAM_CALIBRATE_BUFFERING=buffered|unbuffered; LOGJAM_CALIBRATE_ROWS=D1,I2;
 // LOGJAM_CALIBRATE_REPEAT=20 runs each real cell 20 times and reports the
 // agreement rate (make calibrate-stress); LOGJAM_TIMEOUT_SCALE scales every
 // deadline; LOGJAM_CALIBRATE_REPORT names the matrix written (default
@@ -148,20 +148,20 @@ func entries() []ginkgo.TableEntry {
 				cols = append(cols, column{policy: p})
 			}
 		}
-		profiles := []string{calibrate.Buffered, calibrate.Unbuffered}
+		bufferings := []string{calibrate.Buffered, calibrate.Unbuffered}
 		if row.Variants != nil || row.ID == "T1" {
-			profiles = profiles[:1] // the sink plays no part / exit-time only
+			bufferings = bufferings[:1] // the sink plays no part / exit-time only
 		}
-		for _, prof := range profiles {
-			if !keep("LOGJAM_CALIBRATE_PROFILES", calibrate.ProfileName(prof)) {
+		for _, buf := range bufferings {
+			if !keep("LOGJAM_CALIBRATE_BUFFERING", calibrate.BufferingName(buf)) || !keep("LOGJAM_CALIBRATE_PROFILES", calibrate.BufferingName(buf)) { // its old spelling, still read
 				continue
 			}
 			for _, col := range cols {
-				if !row.Plays(col.policy, prof) {
+				if !row.Plays(col.policy, buf) {
 					continue
 				}
 				for _, in := range interps {
-					es = append(es, ginkgo.Entry(name(row.ID, col, prof, in), in, row, col, prof, ginkgo.Label("py"+in.Short())))
+					es = append(es, ginkgo.Entry(name(row.ID, col, buf, in), in, row, col, buf, ginkgo.Label("py"+in.Short())))
 				}
 			}
 		}
@@ -169,24 +169,24 @@ func entries() []ginkgo.TableEntry {
 	return es
 }
 
-func name(row string, col column, prof string, in calibrate.Interpreter) string {
+func name(row string, col column, buf string, in calibrate.Interpreter) string {
 	what := "policy=" + col.policy
 	if col.variant != "" {
 		what = "variant=" + col.variant
 	}
-	return fmt.Sprintf("%s real [%s stderr=%s py=%s]", row, what, calibrate.ProfileName(prof), in.Version)
+	return fmt.Sprintf("%s real [%s stderr=%s py=%s]", row, what, calibrate.BufferingName(buf), in.Version)
 }
 
 var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 	ginkgo.DescribeTable("real CPython beside the simulated cell",
-		func(ctx ginkgo.SpecContext, in calibrate.Interpreter, row calibrate.Row, col column, prof string) {
+		func(ctx ginkgo.SpecContext, in calibrate.Interpreter, row calibrate.Row, col column, buf string) {
 			if in.Missing != "" {
 				ginkgo.Skip("python " + in.Version + ": " + in.Missing)
 			}
 			dir, err := build(in)
 			Expect(err).NotTo(HaveOccurred(), "building the extension")
 
-			spec, err := calibrate.SimSpec(row, col.policy, in.Version, prof)
+			spec, err := calibrate.SimSpec(row, col.policy, in.Version, buf)
 			Expect(err).NotTo(HaveOccurred())
 			if col.variant != "" {
 				spec.Variant, spec.Backend = col.variant, "cuda"
@@ -198,7 +198,7 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 			counts := map[verdict.Verdict]int{}
 			n := repeat()
 			for i := 0; i < n; i++ {
-				o, err := calibrate.Run(ctx, in, dir, row, col.policy, col.variant, prof, calibrate.Options{Scale: scale()})
+				o, err := calibrate.Run(ctx, in, dir, row, col.policy, col.variant, buf, calibrate.Options{Scale: scale()})
 				Expect(err).NotTo(HaveOccurred(), "running the real cell")
 				counts[o.Observed]++
 				// Keep a disagreeing run's evidence when there is one.
@@ -208,7 +208,7 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 			}
 			cellName := ginkgo.CurrentSpecReport().LeafNodeText
 			c := report.Cell{ID: row.ID, Name: cellName, Family: family,
-				Cell:     scenario.Cell{Scenario: row.ID, Policy: col.policy, Variant: col.variant, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof},
+				Cell:     scenario.Cell{Scenario: row.ID, Policy: col.policy, Variant: col.variant, Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
 				Expected: real.Observed, Observed: sim.Observed, Ms: sim.Ms + real.Ms,
 				Real:  map[string]verdict.Verdict{in.Version: real.Observed},
 				Rerun: rerun(cellName),
@@ -224,7 +224,7 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 			}
 			agree := real.Observed == sim.Observed
 			if !agree {
-				if l := calibrate.LimitFor(row.ID, col.policy, prof, in.Version, real.Observed); l != nil {
+				if l := calibrate.LimitFor(row.ID, col.policy, buf, in.Version, real.Observed); l != nil {
 					c.Limit = l.ID
 				}
 			}
@@ -361,7 +361,7 @@ var _ = ginkgo.ReportAfterSuite("calibration report", func(r types.Report) {
 	}
 	for _, row := range calibrate.Rows {
 		for _, l := range row.LeftOut {
-			fmt.Fprintf(&b, "  %s under %s, %s: left out: %s\n", row.ID, l.Policy, calibrate.ProfileName(l.Profile), l.Why)
+			fmt.Fprintf(&b, "  %s under %s, %s: left out: %s\n", row.ID, l.Policy, calibrate.BufferingName(l.Buffering), l.Why)
 		}
 	}
 	if len(repeats) > 0 {

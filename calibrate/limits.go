@@ -15,11 +15,11 @@ type Limit struct {
 	ID     string
 	Reason string
 
-	Rows     []string          // scenario ids
-	Policies []string          // nil: every policy
-	Profile  string            // Buffered or Unbuffered; "*" for both
-	Python   string            // a version prefix ("3.10."); "" for any
-	Real     []verdict.Verdict // the real verdicts the limit accepts
+	Rows      []string          // scenario ids
+	Policies  []string          // nil: every policy
+	Buffering string            // Buffered or Unbuffered; "*" for both
+	Python    string            // a version prefix ("3.10."); "" for any
+	Real      []verdict.Verdict // the real verdicts the limit accepts
 }
 
 // Limits is the one table of them, empty: every real cell agrees with the
@@ -31,10 +31,10 @@ var Limits []Limit
 
 // LimitFor is the limit that accepts real differing from the simulated
 // verdict of this cell, or nil.
-func LimitFor(row, policy, profile, python string, real verdict.Verdict) *Limit {
+func LimitFor(row, policy, buffering, python string, real verdict.Verdict) *Limit {
 	for i, l := range Limits {
 		if slices.Contains(l.Rows, row) && (l.Policies == nil || slices.Contains(l.Policies, policy)) &&
-			(l.Profile == "*" || l.Profile == profile) && strings.HasPrefix(python, l.Python) &&
+			(l.Buffering == "*" || l.Buffering == buffering) && strings.HasPrefix(python, l.Python) &&
 			slices.Contains(l.Real, real) {
 			return &Limits[i]
 		}

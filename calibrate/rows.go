@@ -29,7 +29,7 @@ type Row struct {
 	// Schedule is a random-found row's schedule (schedule.Findings, as
 	// suites/random plays it): its contract is the schedule's, and the
 	// simulated cell plays it as scenario R with the column's policy, the
-	// interpreter's version and the stderr profile put in.
+	// interpreter's version and the buffering put in.
 	Schedule string
 	// LeftOut are cells of the row not played, each with why (the report
 	// lists them: never a silent skip).
@@ -85,11 +85,11 @@ var Rows = []Row{
 	{ID: "RF2", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF2"],
 		Note: "wurlitzer's capture (a 4096-byte pipe, 1024-byte reads, a forwarder that needs the GIL); sys.stderr raises OSError on every write; one call logs 64 lines"},
 	{ID: "RF3", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF3"],
-		LeftOut: []LeftOut{{Policy: "pystderr", Profile: Buffered,
+		LeftOut: []LeftOut{{Policy: "pystderr", Buffering: Buffered,
 			Why: "the real outcome is both HANG and REORDERED: pybind11's pythonbuf writes and then flushes, two holds of the BufferedWriter's lock, " +
 				"a semaphore that hands nothing over, so whether T2 (woken at the end of MainThread's write) or MainThread's flush takes it next " +
 				"is CPython's race, inside pythonbuf where the harness has no switch point (HANG 9 of 10 on 3.11.7): docs/FINDINGS.md"},
-			{Policy: "pystderr", Profile: Unbuffered,
+			{Policy: "pystderr", Buffering: Unbuffered,
 				Why: "the real outcome is both HANG and REORDERED here too: pythonbuf's write(2) lets the GIL go inside pybind11, where the harness " +
 					"has no switch point, and T2 may take it there and flush pythonbuf's one shared buffer, MainThread's line still in it " +
 					"(REORDERED in the fresh-clone CI at 00f854f and again within 40 plays on a quiet machine): docs/FINDINGS.md"}},
@@ -102,15 +102,15 @@ var Rows = []Row{
 }
 
 // LeftOut is one cell of a row that is not played: a policy under one
-// stderr profile.
+// buffering.
 type LeftOut struct {
-	Policy, Profile, Why string
+	Policy, Buffering, Why string
 }
 
-// Plays reports whether the row plays policy under profile.
-func (r Row) Plays(policy, profile string) bool {
+// Plays reports whether the row plays policy under buffering.
+func (r Row) Plays(policy, buffering string) bool {
 	for _, l := range r.LeftOut {
-		if l.Policy == policy && l.Profile == profile {
+		if l.Policy == policy && l.Buffering == buffering {
 			return false
 		}
 	}
@@ -132,9 +132,9 @@ var NotReproduced = []struct{ Rows, Why string }{
 }
 
 // ScheduleFor is the row's schedule for one simulated cell: policy, the
-// interpreter's version and the stderr profile put in; ok is false for a
+// interpreter's version and the buffering put in; ok is false for a
 // catalogued row.
-func (r Row) ScheduleFor(policy, python, profile string) (schedule.Schedule, bool, error) {
+func (r Row) ScheduleFor(policy, python, buffering string) (schedule.Schedule, bool, error) {
 	if r.Schedule == "" {
 		return schedule.Schedule{}, false, nil
 	}
@@ -142,7 +142,7 @@ func (r Row) ScheduleFor(policy, python, profile string) (schedule.Schedule, boo
 	if err != nil {
 		return s, true, fmt.Errorf("row %s: %w", r.ID, err)
 	}
-	s.Policy, s.Python, s.Buffering = policy, python, profile
+	s.Policy, s.Python, s.Buffering = policy, python, buffering
 	if err := s.Validate(); err != nil {
 		return s, true, fmt.Errorf("row %s: %w", r.ID, err)
 	}

@@ -64,7 +64,7 @@ func TestNoNamedLimit(t *testing.T) {
 func TestLimitForMatchesOnlyWhatItNames(t *testing.T) {
 	saved := Limits
 	defer func() { Limits = saved }()
-	Limits = []Limit{{ID: "planted", Reason: "a test's", Rows: []string{"T1"}, Policies: []string{"buffered"}, Profile: Buffered, Real: []verdict.Verdict{"LOST"}}}
+	Limits = []Limit{{ID: "planted", Reason: "a test's", Rows: []string{"T1"}, Policies: []string{"buffered"}, Buffering: Buffered, Real: []verdict.Verdict{"LOST"}}}
 	if l := LimitFor("T1", "buffered", Buffered, "3.12.1", "LOST"); l == nil || l.ID != "planted" {
 		t.Errorf("T1 buffered LOST: limit %v, want planted", l)
 	}
@@ -77,7 +77,7 @@ func TestLimitForMatchesOnlyWhatItNames(t *testing.T) {
 
 // A random-found row plays the very schedule suites/random keeps for it
 // (schedule.Findings, one for each), and the schedule takes every
-// interpreter version and stderr profile the calibration puts in.
+// interpreter version and buffering the calibration puts in.
 func TestRandomFoundRowsAreTheSuitesSchedules(t *testing.T) {
 	n := 0
 	for _, r := range Rows {
@@ -89,9 +89,9 @@ func TestRandomFoundRowsAreTheSuitesSchedules(t *testing.T) {
 			t.Errorf("row %s: its schedule is not schedule.Findings[%q]", r.ID, r.ID)
 		}
 		for _, py := range []string{"3.10.13", "3.11.2", "3.13.0"} {
-			for _, prof := range []string{Buffered, Unbuffered} {
-				if _, ok, err := r.ScheduleFor("pystderr", py, prof); !ok || err != nil {
-					t.Errorf("row %s on %s %q: %v", r.ID, py, prof, err)
+			for _, buf := range []string{Buffered, Unbuffered} {
+				if _, ok, err := r.ScheduleFor("pystderr", py, buf); !ok || err != nil {
+					t.Errorf("row %s on %s %q: %v", r.ID, py, buf, err)
 				}
 			}
 		}
@@ -101,12 +101,12 @@ func TestRandomFoundRowsAreTheSuitesSchedules(t *testing.T) {
 	}
 }
 
-// A cell left out names a policy and profile of the matrix, and why.
+// A cell left out names a policy and buffering of the matrix, and why.
 func TestLeftOutCellsAreNamed(t *testing.T) {
 	for _, r := range Rows {
 		for _, l := range r.LeftOut {
-			if !slices.Contains(axes.Policies, l.Policy) || (l.Profile != Buffered && l.Profile != Unbuffered) || l.Why == "" {
-				t.Errorf("row %s: left-out cell %+v names no policy, profile or reason", r.ID, l)
+			if !slices.Contains(axes.Policies, l.Policy) || (l.Buffering != Buffered && l.Buffering != Unbuffered) || l.Why == "" {
+				t.Errorf("row %s: left-out cell %+v names no policy, buffering or reason", r.ID, l)
 			}
 		}
 	}

@@ -19,15 +19,15 @@ import (
 	"logjam/verdict"
 )
 
-// Profiles of sys.stderr's buffering, spelled as cell.Spec.Stderr spells
+// The bufferings of sys.stderr, spelled as scenario.Cell.Buffering spells
 // them ("" is buffered).
 const (
 	Buffered   = ""           // PYTHONUNBUFFERED unset: TextIOWrapper -> BufferedWriter -> FileIO
 	Unbuffered = "unbuffered" // PYTHONUNBUFFERED=1 (python -u): write_through to a raw FileIO
 )
 
-// ProfileName is the profile as a word ("buffered" for "").
-func ProfileName(p string) string {
+// BufferingName is the buffering as a word ("buffered" for "").
+func BufferingName(p string) string {
 	if p == Buffered {
 		return "buffered"
 	}
@@ -58,7 +58,7 @@ type Options struct {
 // with cell's rule from the scenario's contract: both columns are judged
 // alike. The outcome is a cell.Outcome whose Python is the interpreter's
 // version.
-func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, variant, profile string, o Options) (*cell.Outcome, error) {
+func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, variant, buffering string, o Options) (*cell.Outcome, error) {
 	contract, err := row.Contract()
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 		args = noProcArgs(args)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = childEnv(dir, variant, profile)
+	cmd.Env = childEnv(dir, variant, buffering)
 	if o.CheckGIL {
 		cmd.Env = append(cmd.Env, "PYTHONMALLOC=debug")
 	}
@@ -144,7 +144,7 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 		}
 	}
 	b, ferr := fd2.Collect()
-	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: profile, Variant: variant}}
+	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buffering, Variant: variant}}
 	out := cell.Observe(spec, contract, res, b, ferr)
 	if out.Observed == verdict.Crash && res.Signal == "SIGABRT" && threw(res.Events) {
 		out.Reason += "; pythonbuf threw out of the noexcept ostream::sentry destructor (std::terminate)"
@@ -162,9 +162,9 @@ func threw(events []telemetry.Event) bool {
 }
 
 // childEnv: the parent's environment with PYTHONUNBUFFERED set or unset
-// EXPLICITLY by profile, the extension on PYTHONPATH, and nothing ambient
+// EXPLICITLY by buffering, the extension on PYTHONPATH, and nothing ambient
 // that changes the interpreter (PYTHONSTARTUP, PYTHONWARNINGS...).
-func childEnv(dir, variant, profile string) []string {
+func childEnv(dir, variant, buffering string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -174,7 +174,7 @@ func childEnv(dir, variant, profile string) []string {
 		env = append(env, kv)
 	}
 	env = append(env, "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8")
-	if profile == Unbuffered {
+	if buffering == Unbuffered {
 		env = append(env, "PYTHONUNBUFFERED=1")
 	}
 	if variant != "" {

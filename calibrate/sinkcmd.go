@@ -23,26 +23,26 @@ import (
 
 // SinkCell is one real row played with a user's sink.
 type SinkCell struct {
-	Row     string
-	Python  string
-	Profile string
-	Verdict verdict.Verdict
-	Reason  string
-	Bundle  string // the evidence bundle's directory ("" when not written)
-	Cell    report.Cell
+	Row       string
+	Python    string
+	Buffering string
+	Verdict   verdict.Verdict
+	Reason    string
+	Bundle    string // the evidence bundle's directory ("" when not written)
+	Cell      report.Cell
 }
 
 // PlaySink builds the extension with the user's sink for every interpreter
 // in ins and plays every real row (the lazy-init rows excepted: no sink
-// plays a part in them) with it under both stderr profiles, writing an
+// plays a part in them) with it under buffered and unbuffered sys.stderr, writing an
 // evidence bundle per cell under reports/evidence. progress, when set, is
 // called after each cell.
-func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, profiles []string, reports string, progress func(SinkCell)) ([]SinkCell, error) {
-	return playSink(ctx, user, ins, rows, profiles, reports, 1, nil, progress)
+func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, bufferings []string, reports string, progress func(SinkCell)) ([]SinkCell, error) {
+	return playSink(ctx, user, ins, rows, bufferings, reports, 1, nil, progress)
 }
 
 // playSink is PlaySink, calling started before each interpreter's build.
-func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, profiles []string, reports string, repeat int, started func(Interpreter), progress func(SinkCell)) ([]SinkCell, error) {
+func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, bufferings []string, reports string, repeat int, started func(Interpreter), progress func(SinkCell)) ([]SinkCell, error) {
 	var out []SinkCell
 	for _, in := range ins {
 		if in.Missing != "" {
@@ -59,28 +59,28 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 			if row.Variants != nil {
 				continue
 			}
-			for _, prof := range profiles {
-				if row.ID == "T1" && prof != Buffered {
-					continue // exit-time only: the profile plays no part
+			for _, buf := range bufferings {
+				if row.ID == "T1" && buf != Buffered {
+					continue // exit-time only: the buffering plays no part
 				}
 				for r := 1; r <= max(1, repeat); r++ {
-					o, err := Run(ctx, in, dir, row, "user", "", prof, Options{CheckGIL: true})
+					o, err := Run(ctx, in, dir, row, "user", "", buf, Options{CheckGIL: true})
 					if err != nil {
 						return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
 					}
-					name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), ProfileName(prof), in.Version)
+					name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), BufferingName(buf), in.Version)
 					c := report.Cell{ID: row.ID, Name: name, Family: "sink",
-						Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Stderr: prof},
+						Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
 						Expected: verdict.OK, // a correct sink's promise, on every real row
 						Observed: o.Observed,
 						Real:     map[string]verdict.Verdict{in.Version: o.Observed},
 						Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command},
-						Rerun:    report.SinkRerun(filepath.Base(user.Path), row.ID, in.Version, ProfileName(prof)),
+						Rerun:    report.SinkRerun(filepath.Base(user.Path), row.ID, in.Version, BufferingName(buf)),
 						Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest()}}
 					if repeat > 1 {
 						c.Repeat = r
 					}
-					sc := SinkCell{Row: row.ID, Python: in.Version, Profile: ProfileName(prof), Verdict: o.Observed, Reason: o.Reason}
+					sc := SinkCell{Row: row.ID, Python: in.Version, Buffering: BufferingName(buf), Verdict: o.Observed, Reason: o.Reason}
 					if reports != "" {
 						sc.Bundle = report.BundleDir(reports, name)
 						if repeat > 1 {
@@ -104,9 +104,9 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 }
 
 // Command is `logjam calibrate -sink FILE.cpp [-py 3.12,3.13] [-rows D1,I2]
-// [-profiles buffered,unbuffered] [-out DIR]`: the user's sink compiled into
+// [-buffering buffered,unbuffered] [-out DIR]`: the user's sink compiled into
 // the extension and played on every real row, on every interpreter found;
-// one matrix row per (row, python, profile) with the real verdict, and an
+// one matrix row per (row, python, buffering) with the real verdict, and an
 // evidence bundle per cell under DIR/evidence. Exit status 0 when every
 // cell is OK, 1 when one is not, 2 on bad input.
 func Command(args []string, w io.Writer) int {
@@ -115,7 +115,8 @@ func Command(args []string, w io.Writer) int {
 	sinkPath := fs.String("sink", "", "a C++ file defining logjam::Sink *logjam_make_sink() (docs/SINK.md)")
 	py := fs.String("py", "", "keep these versions (3.12 or 3.12.1, comma-separated); default: every interpreter found")
 	rowsArg := fs.String("rows", "", "keep these rows (comma-separated); default: every real row")
-	profArg := fs.String("profiles", "buffered,unbuffered", "stderr profiles")
+	bufArg := fs.String("buffering", "buffered,unbuffered", "how Python opens sys.stderr: buffered, unbuffered (python -u), comma-separated")
+	fs.StringVar(bufArg, "profiles", *bufArg, "") // the old spelling of -buffering, left out of the help
 	repeat := fs.Int("repeat", 1, "play each cell this many times: a row whose verdicts differ between its plays is named FLAKY")
 	outDir := fs.String("out", "", "where the matrix and the evidence bundles go (default: a folder of its own, reports/runs/<time>-sink-<name>, with reports/latest-sink-<name> moved to it)")
 	bad := func(format string, a ...any) int {
@@ -123,19 +124,25 @@ func Command(args []string, w io.Writer) int {
 		return 2
 	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(w, "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-repeat N] [-out DIR]")
-		fmt.Fprintln(w, "\nyour own sink (docs/SINK.md) compiled into the calibration's extension and played on every real row,\non every interpreter found, both stderr profiles; its matrix and evidence under -out.\n\nflags:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
+		fmt.Fprintln(w, "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-repeat N] [-out DIR]")
+		fmt.Fprintln(w, "\nyour own sink (docs/SINK.md) compiled into the calibration's extension and played on every real row,\non every interpreter found, sys.stderr buffered and unbuffered; its matrix and evidence under -out.\n\nflags:")
+		help := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		fs.VisitAll(func(f *flag.Flag) {
+			if f.Name != "profiles" {
+				help.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		help.SetOutput(w)
+		help.PrintDefaults()
 		return 0
 	} else if err != nil {
-		return bad("%v (usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR])", err)
+		return bad("%v (usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-out DIR])", err)
 	}
 	if *repeat < 1 || *repeat > 100 {
 		return bad("-repeat %d (accepted: 1 to 100)", *repeat)
 	}
 	if *sinkPath == "" || fs.NArg() > 0 {
-		return bad("usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-repeat N] [-out DIR]")
+		return bad("usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-repeat N] [-out DIR]")
 	}
 	src, err := os.ReadFile(*sinkPath)
 	if err != nil {
@@ -144,15 +151,15 @@ func Command(args []string, w io.Writer) int {
 	if !strings.Contains(string(src), "logjam_make_sink") {
 		return bad("%s defines no logjam_make_sink() (docs/SINK.md: the sink's factory)", *sinkPath)
 	}
-	var profiles []string
-	for _, p := range strings.Split(*profArg, ",") {
+	var bufferings []string
+	for _, p := range strings.Split(*bufArg, ",") {
 		switch p {
 		case "buffered":
-			profiles = append(profiles, Buffered)
+			bufferings = append(bufferings, Buffered)
 		case "unbuffered":
-			profiles = append(profiles, Unbuffered)
+			bufferings = append(bufferings, Unbuffered)
 		default:
-			return bad("unknown profile %q (buffered, unbuffered)", p)
+			return bad("-buffering: unknown %q (buffered, unbuffered)", p)
 		}
 	}
 	var rows []Row
@@ -206,10 +213,10 @@ func Command(args []string, w io.Writer) int {
 	var cells []report.Cell
 	var sinkCells []SinkCell
 	header := false
-	_, err = playSink(ctx, user, ins, rows, profiles, *outDir, *repeat, func(in Interpreter) {
+	_, err = playSink(ctx, user, ins, rows, bufferings, *outDir, *repeat, func(in Interpreter) {
 		played++
-		fmt.Fprintf(w, "logjam calibrate: python %s (%d of %d): compiling %s into the extension (a minute at most), then %d rows x %d stderr profiles\n",
-			in.Version, played, len(ins), *sinkPath, len(rows), len(profiles))
+		fmt.Fprintf(w, "logjam calibrate: python %s (%d of %d): compiling %s into the extension (a minute at most), then %d rows x %d bufferings of sys.stderr\n",
+			in.Version, played, len(ins), *sinkPath, len(rows), len(bufferings))
 	}, func(c SinkCell) {
 		if !header {
 			fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", "row", "python", "stderr", "verdict", "evidence")
@@ -222,7 +229,7 @@ func Command(args []string, w io.Writer) int {
 				ev += " [bundle " + c.Bundle + "]"
 			}
 		}
-		fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", c.Row, c.Python, c.Profile, c.Verdict, ev)
+		fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", c.Row, c.Python, c.Buffering, c.Verdict, ev)
 		cells = append(cells, c.Cell)
 		sinkCells = append(sinkCells, c)
 	})
@@ -272,7 +279,7 @@ func besideBuiltIns(ctx context.Context, w io.Writer, name string, cells []SinkC
 
 // summarize writes the sink's matrix (matrix.json, junit.xml, matrix.html,
 // matrix.md, as a chaos run's) and prints its tally, the rows whose
-// verdict differs by interpreter or profile, and where everything is.
+// verdict differs by interpreter or buffering, and where everything is.
 func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Duration) int {
 	run := report.Run{ID: "sink-" + name, Profile: "real", Mode: "real", Shards: []string{"all"}, Started: time.Now().Add(-took), Seconds: took.Seconds()}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -296,7 +303,7 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 			byRow[c.ID] = map[verdict.Verdict][]string{}
 			order = append(order, c.ID)
 		}
-		byRow[c.ID][c.Observed] = append(byRow[c.ID][c.Observed], c.Python+" "+ProfileName(c.Stderr))
+		byRow[c.ID][c.Observed] = append(byRow[c.ID][c.Observed], c.Python+" "+BufferingName(c.Buffering))
 	}
 	var counts []string
 	for _, v := range slices.Sorted(maps.Keys(tally)) {
@@ -311,7 +318,7 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		for _, v := range slices.Sorted(maps.Keys(byRow[id])) {
 			parts = append(parts, fmt.Sprintf("%s on %s", v, strings.Join(byRow[id][v], ", ")))
 		}
-		fmt.Fprintf(w, "  %s differs by interpreter or profile: %s (replay a bundle to tell a real difference from a flaky one)\n", id, strings.Join(parts, "; "))
+		fmt.Fprintf(w, "  %s differs by interpreter or buffering: %s (replay a bundle to tell a real difference from a flaky one)\n", id, strings.Join(parts, "; "))
 	}
 	plays := map[string]map[verdict.Verdict]int{}
 	var names []string

@@ -19,7 +19,7 @@ const maxSinkSource = 1 << 20
 
 // ReplaySink plays a cell of logjam calibrate -sink again, n times, from
 // the user's own sink file: the bundle names the row, the interpreter and
-// the stderr profile, and the SHA-256 of the source it was played with;
+// the buffering, and the SHA-256 of the source it was played with;
 // the file must hash to it (a bundle is never trusted to carry the code
 // itself). It prints each play's verdict beside the recorded one, as
 // logjam replay does for a cell of the matrix; the exit status is 0 when
@@ -62,8 +62,8 @@ func ReplaySink(w io.Writer, c report.Cell, sinkPath string, n int) int {
 	if in == nil {
 		return bad("%s: no python %s with its headers here", name, textout.Terminal(c.Cell.Python))
 	}
-	if c.Cell.Stderr != Buffered && c.Cell.Stderr != Unbuffered {
-		return bad("%s: stderr profile %q (accepted: buffered, unbuffered)", name, textout.Terminal(c.Cell.Stderr))
+	if c.Cell.Buffering != Buffered && c.Cell.Buffering != Unbuffered {
+		return bad("%s: buffering %q (accepted: buffered, unbuffered)", name, textout.Terminal(c.Cell.Buffering))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -76,7 +76,7 @@ func ReplaySink(w io.Writer, c report.Cell, sinkPath string, n int) int {
 	}
 	differed := 0
 	for k := 1; k <= n; k++ {
-		o, err := Run(ctx, *in, dir, row, "user", "", c.Cell.Stderr, Options{CheckGIL: true})
+		o, err := Run(ctx, *in, dir, row, "user", "", c.Cell.Buffering, Options{CheckGIL: true})
 		if err != nil {
 			return bad("%v", err)
 		}

@@ -1,5 +1,5 @@
 // Package daemon is daemon-thread teardown at interpreter exit: the platform
-// x Python-version profiles, and what a thread that tries to retake the GIL
+// x Python-version rules, and what a thread that tries to retake the GIL
 // after finalization has started suffers (docs/FACTS.md, "Interpreter exit").
 //
 // A thread other than the finalizing one that asks for the GIL once
@@ -16,7 +16,7 @@
 //     and whatever its frames hold (a lock_guard's lock) stays held.
 //
 // The package is pure description: the simulated runtime (logjam/sim) asks
-// it for the profile at finalization and, while a forced unwind (a Go panic
+// it for the rule at finalization and, while a forced unwind (a Go panic
 // with the value ForcedUnwind) passes the C++ frames of the log path, what
 // each frame does to it.
 package daemon
@@ -45,18 +45,19 @@ const (
 	ExitWithoutUnwind Fate = "exit-without-unwind"
 )
 
-// Profile is one platform x Python-version profile.
-type Profile struct {
+// Rule is what finalization does to a daemon thread on one platform and
+// Python version.
+type Rule struct {
 	Platform string `json:"platform"`
 	Python   string `json:"python"`
 	Fate     Fate   `json:"fate"`
 	Why      string `json:"why"`
 }
 
-// For returns the profile of a platform ("linux", "macos") and a Python
+// For returns the rule of a platform ("linux", "macos") and a Python
 // version given as Py_Version (0x030D08F0 is 3.13.8 final).
-func For(platform string, pyVersion uint32) Profile {
-	p := Profile{Platform: platform, Python: versionString(pyVersion)}
+func For(platform string, pyVersion uint32) Rule {
+	p := Rule{Platform: platform, Python: versionString(pyVersion)}
 	switch {
 	case pyVersion >= Py3138:
 		p.Fate = Hang

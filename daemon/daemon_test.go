@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestProfiles(t *testing.T) {
+func TestRules(t *testing.T) {
 	v := func(major, minor, micro uint32) uint32 { return major<<24 | minor<<16 | micro<<8 | 0xF0 }
 	for _, c := range []struct {
 		platform string

@@ -2,7 +2,7 @@
 // parent-side readers, room checks, and the macOS pipe-reporting emulation.
 //
 // Everything here drives the real kernel; nothing is faked. The macOS
-// profile is the one emulation: it answers the question "would XNU's poll(2)
+// platform is the one emulation: it answers the question "would XNU's poll(2)
 // say this pipe has room?" from the byte count of a real Linux pipe, because
 // the suite runs on Linux but must reproduce the macOS false "room" report.
 //
@@ -54,22 +54,22 @@ func (p *Pipe) Close() error {
 	return errors.Join(errs...)
 }
 
-// Profile selects whose poll(2) semantics a room check reproduces.
-type Profile int
+// Platform selects whose poll(2) semantics a room check reproduces.
+type Platform int
 
 const (
 	// Linux asks the real kernel: poll(2) for POLLOUT.
-	Linux Profile = iota
+	Linux Platform = iota
 	// MacOS emulates what XNU's poll(2) would report for the same queue.
 	MacOS
 )
 
-func (p Profile) String() string {
+func (p Platform) String() string {
 	switch p {
 	case Linux:
 		return "linux"
 	case MacOS:
 		return "macos"
 	}
-	return "Profile(" + strconv.Itoa(int(p)) + ")"
+	return "Platform(" + strconv.Itoa(int(p)) + ")"
 }

@@ -147,7 +147,7 @@ func PollWritable(fd int, timeout time.Duration) (bool, error) {
 	}
 }
 
-// macRecheckStep is how often the MacOS profile re-reads FIONREAD while it
+// macRecheckStep is how often the MacOS platform re-reads FIONREAD while it
 // waits for room.
 const macRecheckStep = 2 * time.Millisecond
 
@@ -159,7 +159,7 @@ const macRecheckStep = 2 * time.Millisecond
 // less looks like 16384 bytes and "has room" even when its real buffer is
 // full. The emulation reads the real queue with FIONREAD and the real buffer
 // size with F_GETPIPE_SZ, so fd must be a pipe.
-func (p Profile) HasRoom(fd int, wait time.Duration) (bool, error) {
+func (p Platform) HasRoom(fd int, wait time.Duration) (bool, error) {
 	switch p {
 	case Linux:
 		return PollWritable(fd, wait)
@@ -180,7 +180,7 @@ func (p Profile) HasRoom(fd int, wait time.Duration) (bool, error) {
 			time.Sleep(min(macRecheckStep, remaining))
 		}
 	}
-	return false, fmt.Errorf("pipes: unknown profile %v", p)
+	return false, fmt.Errorf("pipes: unknown platform %v", p)
 }
 
 func macReportsRoom(fd int) (bool, error) {

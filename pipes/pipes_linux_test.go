@@ -253,7 +253,7 @@ func TestSetPipeSizeAboveMaxNeedsCapability(t *testing.T) {
 	})
 }
 
-func TestMacOSProfile(t *testing.T) {
+func TestMacOSPlatform(t *testing.T) {
 	t.Run("one-page pipe holding 600 bytes", func(t *testing.T) {
 		p := newPipe(t, 4096)
 		w := writeFd(p)
@@ -274,9 +274,9 @@ func TestMacOSProfile(t *testing.T) {
 	t.Run("empty pipe", func(t *testing.T) {
 		p := newPipe(t, 4096)
 		w := writeFd(p)
-		for _, profile := range []Profile{Linux, MacOS} {
-			if room, err := profile.HasRoom(w, 0); err != nil || !room {
-				t.Errorf("%v.HasRoom on an empty pipe = %v, %v; want true", profile, room, err)
+		for _, platform := range []Platform{Linux, MacOS} {
+			if room, err := platform.HasRoom(w, 0); err != nil || !room {
+				t.Errorf("%v.HasRoom on an empty pipe = %v, %v; want true", platform, room, err)
 			}
 		}
 		if full, err := SmallPipeFull(w); err != nil || full {
@@ -285,7 +285,7 @@ func TestMacOSProfile(t *testing.T) {
 	})
 	t.Run("large pipe waits for room", func(t *testing.T) {
 		// Above 16 KiB XNU uses the real buffer size, so a full 64 KiB pipe
-		// has no room under either profile.
+		// has no room under either platform.
 		p := newPipe(t, 65536)
 		w := writeFd(p)
 		if _, err := p.W.Write(make([]byte, 65536)); err != nil {

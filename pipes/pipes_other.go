@@ -35,7 +35,7 @@ func QueuedFile(f *os.File) (int, error) { return 0, errUnsupported }
 func PollWritable(fd int, timeout time.Duration) (bool, error) { return false, errUnsupported }
 
 // HasRoom is unsupported off Linux.
-func (p Profile) HasRoom(fd int, wait time.Duration) (bool, error) { return false, errUnsupported }
+func (p Platform) HasRoom(fd int, wait time.Duration) (bool, error) { return false, errUnsupported }
 
 // SmallPipeFull is unsupported off Linux.
 func SmallPipeFull(fd int) (bool, error) { return false, errUnsupported }

@@ -24,8 +24,24 @@ type Cell struct {
 	Backend  string `json:"backend,omitempty"` // lazy init
 	Platform string `json:"platform,omitempty"`
 	Python   string `json:"python,omitempty"`
-	// Stderr is how Python opened sys.stderr: "" (buffered) or "unbuffered".
-	Stderr string `json:"stderr,omitempty"`
+	// Buffering is how Python opened sys.stderr: "" (buffered) or "unbuffered".
+	Buffering string `json:"buffering,omitempty"`
+	// OldBuffering is read, never written: a bundle or matrix written
+	// before Buffering was named so says "stderr" (Upgrade moves it).
+	OldBuffering string `json:"stderr,omitempty"`
+}
+
+// Upgrade moves an old spelling a cell read from a file may carry to its
+// name ("stderr" to Buffering); a cell with both is refused.
+func (c *Cell) Upgrade() error {
+	if c.OldBuffering == "" {
+		return nil
+	}
+	if c.Buffering != "" {
+		return fmt.Errorf("both buffering %q and its old spelling stderr %q", c.Buffering, c.OldBuffering)
+	}
+	c.Buffering, c.OldBuffering = c.OldBuffering, ""
+	return nil
 }
 
 // WithDefaults fills the platform and the Python of a cell that runs a log
@@ -59,7 +75,7 @@ func (c *Cell) field(key string) *string {
 	case "py":
 		return &c.Python
 	case "stderr":
-		return &c.Stderr
+		return &c.Buffering
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ func TestParseIsNamesInverse(t *testing.T) {
 		c := Cell{
 			Scenario: rapid.SampledFrom(IDs()).Draw(t, "scenario"),
 			Policy:   word.Draw(t, "policy"), Variant: word.Draw(t, "variant"), Backend: word.Draw(t, "backend"),
-			Platform: word.Draw(t, "platform"), Python: word.Draw(t, "python"), Stderr: word.Draw(t, "stderr"),
+			Platform: word.Draw(t, "platform"), Python: word.Draw(t, "python"), Buffering: word.Draw(t, "stderr"),
 		}
 		var fps failpoints.Set
 		for _, p := range rapid.SliceOfN(rapid.SampledFrom(failpoints.Catalogue), 0, 3).Draw(t, "failpoints") {

@@ -62,7 +62,7 @@ case "${1:-}" in
   calibrate)
     # The real column where this machine's CI has no interpreter or OS of
     # its own (macOS's poll rows, CPython 3.13.8 and later): every row on
-    # the python3 on PATH, both stderr profiles; the report (the matrix
+    # the python3 on PATH, both bufferings of sys.stderr; the report (the matrix
     # with its real column) goes to reports/calibration/NAME.
     [ $# -eq 2 ] || usage
     case "$2" in *[!a-z0-9.-]*|"") usage ;; esac

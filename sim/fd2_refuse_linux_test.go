@@ -84,7 +84,7 @@ func TestEachWritePathMeetsARefusedWrite(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			read := drainedPipeOnFD2(t)
-			rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Stderr: tc.buffering, NoTelemetry: true,
+			rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Buffering: tc.buffering, NoTelemetry: true,
 				Policy: func(*Runtime) (Policy, error) { return nopPolicy{}, nil }})
 			if err != nil {
 				t.Fatal(err)

@@ -13,11 +13,11 @@ import (
 )
 
 // finalization is the interpreter's exit after the atexit hooks: the
-// finalizing thread, the daemon profile, the teardown of module objects, and
+// finalizing thread, the daemon rule, the teardown of module objects, and
 // the threads that met their fate.
 type finalization struct {
 	by       atomic.Pointer[Thread] // the finalizing thread, once started
-	profile  daemon.Profile         // set before by is published
+	rule     daemon.Rule            // set before by is published
 	teardown []func(t *Thread)      // guarded by Interp.mu
 	promises []promise              // guarded by Interp.mu
 	settled  map[*Thread]bool       // guarded by the graph's mutex
@@ -81,7 +81,7 @@ func (in *Interp) mustExit(t *Thread) bool {
 }
 
 // finalize starts finalization on main (GIL held): from now on any other
-// thread that asks for the GIL meets the profile's fate. The threads already
+// thread that asks for the GIL meets the rule's fate. The threads already
 // queued for the GIL are woken, as CPython's finalizing thread lets them take
 // it and exit: main hands the GIL over and waits until each has met its fate
 // (ended, hung, or crashed the process), then retakes it and tears down the
@@ -90,7 +90,7 @@ func (in *Interp) mustExit(t *Thread) bool {
 // A promise registered with PromiseAtFinalization that does not hold at
 // that moment stops it before it starts: finalize returns a *BrokenPromise.
 func (in *Interp) finalize(main *Thread) error {
-	in.fin.profile = daemon.For(string(in.Platform), in.Python.Hex())
+	in.fin.rule = daemon.For(string(in.Platform), in.Python.Hex())
 	in.mu.Lock()
 	promises := slices.Clone(in.fin.promises)
 	in.mu.Unlock()
@@ -127,8 +127,8 @@ func (in *Interp) finalize(main *Thread) error {
 	in.fin.settled = map[*Thread]bool{}
 	in.fin.by.Store(main)
 	in.G.mu.Unlock()
-	p := in.fin.profile
-	in.Tel.Emit(telemetry.Finalize{Thread: main.Name, Profile: telemetry.DaemonProfile{Platform: p.Platform, Python: p.Python, Fate: string(p.Fate), Why: p.Why}, GILWaiters: names})
+	p := in.fin.rule
+	in.Tel.Emit(telemetry.Finalize{Thread: main.Name, Rule: telemetry.DaemonRule{Platform: p.Platform, Python: p.Python, Fate: string(p.Fate), Why: p.Why}, GILWaiters: names})
 	if len(waiting) > 0 {
 		main.ReleaseGIL()
 		in.G.WaitUntilAs(main, "every thread queued for the GIL meets its fate", func() bool {
@@ -159,7 +159,7 @@ func (in *Interp) finalize(main *Thread) error {
 // afterFinalization is what t suffers when it asks for the GIL after
 // finalization started (it does not hold it). It never returns.
 func (in *Interp) afterFinalization(t *Thread) {
-	p := in.fin.profile
+	p := in.fin.rule
 	in.Tel.Emit(telemetry.DaemonFate{Thread: t.Name, Daemon: t.Daemon, Fate: string(p.Fate), Why: p.Why,
 		Holds: in.heldNames(t)})
 	switch p.Fate {

@@ -11,19 +11,19 @@ import (
 	"logjam/telemetry"
 )
 
-// Platform is the OS profile the model follows.
+// Platform is the OS whose kernel the model follows.
 type Platform string
 
-// The platform profiles.
+// The platforms.
 const (
 	Linux Platform = "linux"
 	MacOS Platform = "macos"
 )
 
-// Platforms lists the accepted profiles.
+// Platforms lists the accepted platforms.
 var Platforms = []Platform{Linux, MacOS}
 
-// ParsePlatform validates a profile name.
+// ParsePlatform validates a platform name.
 func ParsePlatform(s string) (Platform, error) {
 	for _, p := range Platforms {
 		if string(p) == s {

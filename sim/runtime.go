@@ -36,8 +36,8 @@ type Line struct {
 type Options struct {
 	Platform Platform
 	Python   Version
-	// Stderr is how Python opened sys.stderr ("" is Buffered).
-	Stderr Buffering
+	// Buffering is how Python opened sys.stderr ("" is Buffered).
+	Buffering Buffering
 	// Policy builds the log sink (logjam/sim/policy.ByName).
 	Policy PolicyMaker
 	// ReaderAcks: the parent's reader of fd 2 answers the child's marks
@@ -86,7 +86,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	in.fd2 = fd2
-	in.original = newOriginalStream(in.G, fd2, opts.Stderr)
+	in.original = newOriginalStream(in.G, fd2, opts.Buffering)
 	in.SetStderr(in.original)
 	in.Signals = newSignals(in, fd2.Wake)
 	rt := &Runtime{In: in, G: in.G, Tel: tel, FD2: fd2, start: start}
@@ -115,7 +115,7 @@ func New(opts Options) (*Runtime, error) {
 	}()
 	tel.Emit(telemetry.Start{Pid: os.Getpid(), Policy: rt.Policy.Name(), Platform: string(opts.Platform),
 		Python: opts.Python.String(), FD2: string(fd2.Kind), Sigint: string(in.Signals.Kind()),
-		Stderr: string(in.original.(*OriginalStream).Buffering())})
+		Buffering: string(in.original.(*OriginalStream).Buffering())})
 	return rt, nil
 }
 

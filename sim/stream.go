@@ -39,7 +39,7 @@ type Stream interface {
 // Buffering is how Python opened sys.stderr on fd 2.
 type Buffering string
 
-// The stderr profiles.
+// The bufferings of sys.stderr.
 const (
 	// Buffered (the default): TextIOWrapper -> BufferedWriter -> FileIO(2),
 	// line buffered.
@@ -49,7 +49,7 @@ const (
 	Unbuffered Buffering = "unbuffered"
 )
 
-// ParseBuffering validates a stderr profile ("" is Buffered).
+// ParseBuffering validates a buffering ("" is Buffered).
 func ParseBuffering(s string) (Buffering, error) {
 	switch Buffering(s) {
 	case "", Buffered:
@@ -57,7 +57,7 @@ func ParseBuffering(s string) (Buffering, error) {
 	case Unbuffered:
 		return Unbuffered, nil
 	}
-	return "", fmt.Errorf("unknown stderr profile %q (accepted: buffered, unbuffered)", s)
+	return "", fmt.Errorf("unknown buffering %q (accepted: buffered, unbuffered)", s)
 }
 
 // OriginalStream is sys.__stderr__ on fd 2, with the GIL released around
@@ -108,7 +108,7 @@ const (
 // Name implements Stream.
 func (s *OriginalStream) Name() string { return "sys.__stderr__" }
 
-// Buffering is the stream's profile.
+// Buffering is how the stream was opened.
 func (s *OriginalStream) Buffering() Buffering {
 	if s.unbuffered {
 		return Unbuffered

@@ -64,7 +64,7 @@ func fullPipeOnFD2(t *testing.T) *os.File {
 // what the write raised.
 func interruptedWrite(t *testing.T, b Buffering, line []byte) (*Runtime, *PyErr) {
 	t.Helper()
-	rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Stderr: b, NoTelemetry: true,
+	rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Buffering: b, NoTelemetry: true,
 		Policy: func(*Runtime) (Policy, error) { return nopPolicy{}, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func TestADirectWriteLosesItsLineOnEINTRUnlessItRetries(t *testing.T) {
 // the first one's text (RF3 under adaptive and merged, docs/FINDINGS.md).
 func TestASecondWriterWaitsForTheBufferedWritersLock(t *testing.T) {
 	r := fullPipeOnFD2(t)
-	rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Stderr: Buffered, NoTelemetry: true,
+	rt, err := New(Options{Platform: Linux, Python: Version{3, 12, 0}, Buffering: Buffered, NoTelemetry: true,
 		Policy: func(*Runtime) (Policy, error) { return nopPolicy{}, nil }})
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,7 @@ func (t *Thread) HoldsGIL() bool { return t.in.GIL.HeldBy(t) }
 // AcquireGIL takes the GIL (PyEval_RestoreThread). Once finalization has
 // started, any thread but the finalizing one never gets it: take_gil checks
 // before waiting and again once it holds the GIL (dropping it first), and the
-// thread meets its profile's fate (finalize.go); that call does not return.
+// thread meets its rule's fate (finalize.go); that call does not return.
 func (t *Thread) AcquireGIL() {
 	g := t.in.G
 	if t.in.mustExit(t) {

@@ -17,13 +17,13 @@ type Payload interface{ Kind() string }
 // Start opens a run: the child's pid (for signals) and its parameters.
 type Start struct {
 	Meta
-	Pid      int    `json:"pid"`
-	Policy   string `json:"policy"`
-	Platform string `json:"platform"`
-	Python   string `json:"python"`
-	FD2      string `json:"fd2"`
-	Sigint   string `json:"sigint"`
-	Stderr   string `json:"stderr,omitempty"` // buffered or unbuffered (python -u)
+	Pid       int    `json:"pid"`
+	Policy    string `json:"policy"`
+	Platform  string `json:"platform"`
+	Python    string `json:"python"`
+	FD2       string `json:"fd2"`
+	Sigint    string `json:"sigint"`
+	Buffering string `json:"stderr,omitempty"` // buffered or unbuffered (python -u)
 }
 
 // Exit is the exit status the program chose (0 after "done").
@@ -280,8 +280,8 @@ type StreamWait struct {
 	For    string `json:"for"`
 }
 
-// DaemonProfile is the platform x Python-version rule finalization applies.
-type DaemonProfile struct {
+// DaemonRule is the platform x Python-version rule finalization applies.
+type DaemonRule struct {
 	Platform string `json:"platform"`
 	Python   string `json:"python"`
 	Fate     string `json:"fate"`
@@ -298,9 +298,9 @@ type ScenarioError struct {
 // Finalize: interpreter finalization started.
 type Finalize struct {
 	Meta
-	Thread     string        `json:"thread"`
-	Profile    DaemonProfile `json:"profile"`
-	GILWaiters []string      `json:"gil_waiters"`
+	Thread     string     `json:"thread"`
+	Rule       DaemonRule `json:"rule"`
+	GILWaiters []string   `json:"gil_waiters"`
 }
 
 // DaemonFate: what a thread met after finalization (or where a forced unwind

@@ -1,5 +1,5 @@
 """Render a calibration report (reports/calibration.json) as markdown:
-one table per stderr profile, rows x policies (lazy rows x variants); a
+one table per buffering of sys.stderr, rows x policies (lazy rows x variants); a
 cell lists per-version verdicts only where the interpreters differ;
 '*' marks a cell whose real verdict differs from docs/SCENARIOS.md's matrix."""
 import collections
@@ -17,20 +17,20 @@ vers = sorted({r["Python"] for r in rs})
 for r in rs:
     col = r["Policy"] or r["Variant"]
     v = r["Real"] + (" (%s)" % r["Runs"] if r.get("Runs") and "," in r["Runs"] else "")
-    cells[(r["Profile"], r["Row"], col)][r["Python"]] = v
+    cells[(r.get("Buffering", r.get("Profile")), r["Row"], col)][r["Python"]] = v  # "Profile": its old name
     exp[(r["Row"], col)] = r["Expected"]
 print("interpreters: " + ", ".join(vers) + "\n")
-for prof in ["buffered", "unbuffered"]:
-    print("### stderr profile: %s\n" % prof)
+for buf in ["buffered", "unbuffered"]:
+    print("### buffering: %s\n" % buf)
     print("| row | " + " | ".join(pols) + " |")
     print("| --- |" + " --- |" * len(pols))
     for row in order:
         cols = vars_ if row.startswith("L") else pols
-        if not any((prof, row, c) in cells for c in cols):
+        if not any((buf, row, c) in cells for c in cols):
             continue
         out = []
         for c in cols:
-            m = cells.get((prof, row, c), {})
+            m = cells.get((buf, row, c), {})
             if not m:
                 out.append("")
                 continue

@@ -95,7 +95,8 @@ var badInputs = []badInput{
 	{"random: runs not a number", "logjam", []string{"chaos", "-random", "x"}, nil, "", `invalid value "x" for flag -random`},
 	{"random: seed not a number", "logjam", []string{"chaos", "-random", "5", "-seed", "x"}, nil, "", `invalid value "x" for flag -seed`},
 	{"random: unknown policy", "logjam", []string{"chaos", "-random", "5", "-policy", "nope"}, nil, "", `policy "nope" is not a policy or variant`},
-	{"random: unknown family", "logjam", []string{"chaos", "-random", "5", "-family", "nope"}, nil, "", `family "nope" (accepted: sink, lazyinit)`},
+	{"random: unknown kind", "logjam", []string{"chaos", "-random", "5", "-kind", "nope"}, nil, "", `kind "nope" (accepted: sink, lazyinit)`},
+	{"random: unknown kind, its old flag", "logjam", []string{"chaos", "-random", "5", "-family", "nope"}, nil, "", `kind "nope" (accepted: sink, lazyinit)`},
 	{"random: stray word", "logjam", []string{"chaos", "-random", "5", "extra"}, nil, "", `unexpected argument "extra"`},
 	// logjam's environment
 	{"LOGJAM_PROFILE unknown", "logjam", []string{"chaos"}, []string{"LOGJAM_PROFILE=weekly"}, "", `no profile "weekly"`},
@@ -144,6 +145,8 @@ var badInputs = []badInput{
 	{"simrt: lower-case scenario", "simrt", []string{"-scenario", "d1"}, nil, "", "unknown scenario"},
 	{"simrt: unknown policy", "simrt", []string{"-scenario", "D1", "-policy", "stderr"}, nil, "", `unknown policy "stderr" (accepted: `},
 	{"simrt: unknown platform", "simrt", []string{"-scenario", "D1", "-platform", "windows"}, nil, "", "unknown platform"},
+	{"simrt: unknown buffering", "simrt", []string{"-scenario", "D1", "-buffering", "raw"}, nil, "", `unknown buffering "raw"`},
+	{"simrt: unknown buffering, its old flag", "simrt", []string{"-scenario", "D1", "-stderr", "raw"}, nil, "", `unknown buffering "raw"`},
 	{"simrt: Python too old", "simrt", []string{"-scenario", "D1", "-python", "3.9"}, nil, "", "unknown Python version"},
 	{"simrt: Python too new", "simrt", []string{"-scenario", "D1", "-python", "3.16"}, nil, "", "unknown Python version"},
 	{"simrt: Python 2", "simrt", []string{"-scenario", "D1", "-python", "2.7"}, nil, "", "unknown Python version"},

@@ -7,7 +7,7 @@
 //	logjam chaos -random N [-seed S] [-policy P] [-family F] | -replay SCHEDULE
 //	logjam report [DIR] | report merge [-out DIR] SHARD_DIR... | report diff DIR_A DIR_B
 //	logjam replay [-n N] BUNDLE_DIR
-//	logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]
+//	logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-out DIR]
 //	logjam list [-focus REGEXP] [FAMILY...]
 //	logjam doctor
 //	logjam version
@@ -81,7 +81,7 @@ func usage(w io.Writer) {
 }
 
 const (
-	calibrateUsage = "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-profiles buffered,unbuffered] [-out DIR]"
+	calibrateUsage = "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-out DIR]"
 	doctorUsage    = "usage: logjam doctor"
 	versionUsage   = "usage: logjam version"
 )

@@ -1,6 +1,6 @@
 // Command simrt is the child process of every scenario: it runs one
 // scenario program against the simulated runtime with the given policy,
-// platform profile and Python version.
+// platform, Python version and buffering.
 //
 // fd 2 is the system under test's real stderr and nothing else writes to it;
 // stdout gets the script's prints and, last, "done"; telemetry goes, as JSON
@@ -40,9 +40,10 @@ func run(args []string) int {
 	fs.SetOutput(io.Discard)
 	id := fs.String("scenario", "", "scenario id (see -list)")
 	policyName := fs.String("policy", "merged", "log sink policy: "+strings.Join(axes.Policies, ", "))
-	platform := fs.String("platform", "linux", "platform profile: linux, macos")
+	platform := fs.String("platform", "linux", "platform whose kernel the model follows: linux, macos")
 	python := fs.String("python", scenario.DefaultPython, "Python version, 3.10 to 3.15 (X.Y or X.Y.Z)")
-	stderrProfile := fs.String("stderr", "buffered", "how Python opened sys.stderr: buffered, or unbuffered (python -u, PYTHONUNBUFFERED=1)")
+	buffering := fs.String("buffering", "buffered", "how Python opened sys.stderr: buffered, or unbuffered (python -u, PYTHONUNBUFFERED=1)")
+	fs.StringVar(buffering, "stderr", "buffered", "") // the old spelling of -buffering, left out of the help
 	variant := fs.String("variant", "", "lazy-init variant for L scenarios: old, initfast, norace, fixed")
 	backend := fs.String("backend", "", "lazy-init backend for L scenarios: cuda, xpu, mtia")
 	sched := fs.String("schedule", "", "random schedule for scenario R (base64 of its JSON, or the JSON); it names the policy, platform and Python")
@@ -54,12 +55,18 @@ func run(args []string) int {
 	deadline := fs.Duration("deadline", 0, "by hand: end the run after this long (exit status 124), hung or not; 0: no deadline (the watchdog keeps its own)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			fmt.Println("usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]] [-stderr buffered|unbuffered] | simrt -list")
-			fs.PrintDefaults()
+			fmt.Println("usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]] [-buffering buffered|unbuffered] | simrt -list")
+			help := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+			fs.VisitAll(func(f *flag.Flag) {
+				if f.Name != "stderr" {
+					help.Var(f.Value, f.Name, f.Usage)
+				}
+			})
+			help.SetOutput(os.Stdout)
+			help.PrintDefaults()
 			return 0
 		}
-		return usageError("%v (usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]] [-stderr buffered|unbuffered]; simrt -list)", err)
+		return usageError("%v (usage: simrt -scenario ID [-policy P] [-platform linux|macos] [-python X.Y[.Z]] [-buffering buffered|unbuffered]; simrt -list)", err)
 	}
 	if fs.NArg() > 0 {
 		return usageError("unexpected argument %q", fs.Arg(0))
@@ -93,7 +100,7 @@ func run(args []string) int {
 	if _, err := failpoints.Parse(os.Getenv("GO_FAILPOINTS")); err != nil {
 		return usageError("GO_FAILPOINTS: %v", err)
 	}
-	if err := applySchedule(fs, prog.ID, *sched, policyName, platform, python, stderrProfile); err != nil {
+	if err := applySchedule(fs, prog.ID, *sched, policyName, platform, python, buffering); err != nil {
 		return usageError("%v", err)
 	}
 	plat, err := sim.ParsePlatform(*platform)
@@ -104,7 +111,7 @@ func run(args []string) int {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	buffering, err := sim.ParseBuffering(*stderrProfile)
+	buf, err := sim.ParseBuffering(*buffering)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -125,7 +132,7 @@ func run(args []string) int {
 	if prog.Raw != nil {
 		return prog.Raw()
 	}
-	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Stderr: buffering, Policy: mk, Console: byHandConsole(), ReaderAcks: *fd2Acks})
+	rt, err := sim.New(sim.Options{Platform: plat, Python: ver, Buffering: buf, Policy: mk, Console: byHandConsole(), ReaderAcks: *fd2Acks})
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -170,7 +177,7 @@ func printList(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-4s %-9s %-40s %s\n       %s\n", p.ID, p.Family, p.Slug, params, p.Summary)
 	}
-	fmt.Fprintf(w, "policies: %s\nplatforms: linux, macos\npython: 3.10 to 3.15 (X.Y or X.Y.Z)\nstderr: buffered, unbuffered\n", strings.Join(axes.Policies, ", "))
+	fmt.Fprintf(w, "policies: %s\nplatforms: linux, macos\npython: 3.10 to 3.15 (X.Y or X.Y.Z)\nbuffering: buffered, unbuffered\n", strings.Join(axes.Policies, ", "))
 	fmt.Fprintln(w, "failpoints (GO_FAILPOINTS=name=terms;...):")
 	for _, fp := range failpoints.Catalogue {
 		fmt.Fprintf(w, "  %-32s %s [%s]\n", fp.Name, fp.Does, fp.Terms)

@@ -9,10 +9,10 @@ import (
 )
 
 // applySchedule validates scenario R's -schedule and takes the policy,
-// platform, Python and stderr profile from it; a flag may repeat a value, not change it.
+// platform, Python and buffering from it; a flag may repeat a value, not change it.
 // GO_FAILPOINTS must be the schedule's: a replay without its faults would
 // play another run. Other scenarios take no -schedule.
-func applySchedule(fs *flag.FlagSet, id, raw string, policy, platform, python, stderr *string) error {
+func applySchedule(fs *flag.FlagSet, id, raw string, policy, platform, python, buffering *string) error {
 	if id != "R" {
 		if raw != "" {
 			return fmt.Errorf("scenario %s takes no -schedule", id)
@@ -27,7 +27,7 @@ func applySchedule(fs *flag.FlagSet, id, raw string, policy, platform, python, s
 		return err
 	}
 	pol, plat, py, buf := s.Runtime()
-	want := map[string]string{"policy": pol, "platform": plat, "python": py, "stderr": buf}
+	want := map[string]string{"policy": pol, "platform": plat, "python": py, "buffering": buf, "stderr": buf}
 	var clash error
 	fs.Visit(func(f *flag.Flag) {
 		if w, ok := want[f.Name]; ok && f.Value.String() != w && clash == nil {
@@ -40,6 +40,6 @@ func applySchedule(fs *flag.FlagSet, id, raw string, policy, platform, python, s
 	if got, want := os.Getenv("GO_FAILPOINTS"), s.Failpoints().Env(); got != want {
 		return fmt.Errorf("this schedule runs with GO_FAILPOINTS=%q (set exactly that), not %q", want, got)
 	}
-	*policy, *platform, *python, *stderr = pol, plat, py, buf
+	*policy, *platform, *python, *buffering = pol, plat, py, buf
 	return nil
 }

@@ -21,11 +21,11 @@ func TestABlockedWriteIsOneEventPerWrite(t *testing.T) {
 		t.Skip("needs Linux: a capture pipe's capacity")
 	}
 	bin := testkit.Child(t)
-	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+	s := schedule.Schedule{Kind: schedule.KindSink, Policy: "logjam", Platform: "linux", Python: "3.12",
 		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Wurlitzer, Capacity: 4096, Chunk: 1},
 			Stderr:  schedule.Stderr{Kind: schedule.StderrOriginal},
 			Threads: []schedule.Thread{{Calls: []schedule.Call{{Lines: 20, Size: 1000, Level: "I"}}}}}}
-	spec := cell.Spec{Cell: scenario.Cell{Scenario: "R", Stderr: s.Buffering}, Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: 20*time.Second + s.Slowness()}
+	spec := cell.Spec{Cell: scenario.Cell{Scenario: "R", Buffering: s.Buffering}, Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: 20*time.Second + s.Slowness()}
 	out, err := cell.Run(context.Background(), bin, spec, profile)
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ type Spec struct {
 // Args is the child's command line after the binary.
 func (s Spec) Args() []string {
 	a := []string{"-scenario", s.Scenario}
-	for _, kv := range [][2]string{{"-policy", s.Policy}, {"-platform", s.Platform}, {"-python", s.Python}, {"-stderr", s.Stderr}, {"-variant", s.Variant}, {"-backend", s.Backend}, {"-schedule", s.Schedule}} {
+	for _, kv := range [][2]string{{"-policy", s.Policy}, {"-platform", s.Platform}, {"-python", s.Python}, {"-buffering", s.Buffering}, {"-variant", s.Variant}, {"-backend", s.Backend}, {"-schedule", s.Schedule}} {
 		if kv[1] != "" {
 			a = append(a, kv[0], kv[1])
 		}

@@ -150,9 +150,9 @@ func (c Cell) Row() string {
 		c.Failpoints = ""
 		return c.Row() + " +" + strings.TrimPrefix(strings.SplitN(fps, "=", 2)[0], "logjam/")
 	}
-	if c.Stderr != "" {
-		s := c.Stderr
-		c.Stderr = ""
+	if c.Buffering != "" {
+		s := c.Buffering
+		c.Buffering = ""
 		return c.Row() + " " + s
 	}
 	// A real column, or a version other than the matrix's default

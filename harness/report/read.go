@@ -23,7 +23,21 @@ func ReadMatrix(path string) (Matrix, error) {
 	if err := artifact.ReadJSON(path, MaxMatrixFile, &m); err != nil {
 		return nil, fmt.Errorf("%s is not a matrix: %v", path, err)
 	}
+	if err := m.upgrade(); err != nil {
+		return nil, fmt.Errorf("%s is not a matrix: %v", path, err)
+	}
 	return m, nil
+}
+
+// upgrade moves the old spellings the cells of a matrix written before may
+// carry to their names (scenario.Cell.Upgrade).
+func (m Matrix) upgrade() error {
+	for i := range m {
+		if err := m[i].Cell.Upgrade(); err != nil {
+			return fmt.Errorf("%s: %v", clip(m[i].Name), err)
+		}
+	}
+	return nil
 }
 
 // FromGinkgo collects the outcome of every spec a Ginkgo JSON report
@@ -228,10 +242,16 @@ func parseBundle(files map[string][]byte) (*Bundle, error) {
 	if err := artifact.Decode(files[CellFile], &b.Cell); err != nil {
 		return nil, fmt.Errorf("%s: %v", CellFile, err)
 	}
+	if err := b.Cell.Cell.Upgrade(); err != nil {
+		return nil, fmt.Errorf("%s: %v", CellFile, err)
+	}
 	telemetry.Read(bytes.NewReader(files[TelemetryFile]), func(e telemetry.Event) { b.Events = append(b.Events, e) })
 	if raw, ok := files[ReplayRecordFile]; ok {
 		b.Replay = &Replay{}
 		if err := artifact.Decode(raw, b.Replay); err != nil {
+			return nil, fmt.Errorf("%s: %v", ReplayRecordFile, err)
+		}
+		if err := b.Replay.upgrade(); err != nil {
 			return nil, fmt.Errorf("%s: %v", ReplayRecordFile, err)
 		}
 		if err := b.Replay.Validate(); err != nil {

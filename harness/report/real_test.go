@@ -9,10 +9,10 @@ import (
 )
 
 // The real column is rendered beside the simulated verdict; a named limit
-// accepts a difference; the stderr profile and the version name the row.
+// accepts a difference; the buffering and the version name the row.
 func TestTheRealColumn(t *testing.T) {
 	m := Matrix{
-		{ID: "I2", Name: "I2 a", Family: "calibrate", Cell: scenario.Cell{Policy: "logjam", Python: "3.12.1", Stderr: "unbuffered"},
+		{ID: "I2", Name: "I2 a", Family: "calibrate", Cell: scenario.Cell{Policy: "logjam", Python: "3.12.1", Buffering: "unbuffered"},
 			Expected: verdict.OK, Observed: verdict.OK, Real: map[string]verdict.Verdict{"3.12.1": verdict.OK}},
 		{ID: "T1", Name: "T1 b", Family: "calibrate", Cell: scenario.Cell{Policy: "buffered", Python: "3.12.1"},
 			Expected: verdict.Lost, Observed: verdict.Crash, Real: map[string]verdict.Verdict{"3.12.1": verdict.Lost}, Limit: "T1-no-catch-all"},

@@ -41,12 +41,21 @@ const MaxReplayDeadline = 10 * time.Minute
 // bundle is checked before any child runs).
 var (
 	replayPlatforms = []string{"", "linux", "macos"}
-	replayStderr    = []string{"", "buffered", "unbuffered"}
+	replayBuffering = []string{"", "buffered", "unbuffered"}
 	replayBackends  = []string{"", "cuda", "xpu", "mtia"}
 	pythonVersion   = regexp.MustCompile(`^3\.1[0-5](\.[0-9]{1,2})?$`)
 	sha256Hex       = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	profileName     = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 )
+
+// upgrade moves the old spellings a bundle written before may carry to
+// their names (scenario.Cell.Upgrade, config.Profile.Upgrade).
+func (r *Replay) upgrade() error {
+	if err := r.Cell.Upgrade(); err != nil {
+		return err
+	}
+	return r.Profile.Upgrade()
+}
 
 // IsDigest reports whether s is a SHA-256 as a bundle names one: 64
 // lowercase hex digits.
@@ -74,7 +83,7 @@ func (r *Replay) Validate() error {
 	}{
 		{"policy", r.Policy, append([]string{""}, axes.Policies...)},
 		{"platform", r.Platform, replayPlatforms},
-		{"stderr", r.Stderr, replayStderr},
+		{"buffering", r.Buffering, replayBuffering},
 		{"variant", r.Variant, append([]string{""}, axes.LazyVariants...)},
 		{"backend", r.Backend, replayBackends},
 	} {
@@ -137,7 +146,7 @@ func (b *Bundle) SameCell() error {
 	c, r := b.Cell.Cell, b.Replay.Cell
 	for _, f := range []struct{ name, a, b string }{
 		{"scenario", c.Scenario, r.Scenario}, {"policy", c.Policy, r.Policy}, {"platform", c.Platform, r.Platform},
-		{"python", c.Python, r.Python}, {"stderr", c.Stderr, r.Stderr}, {"variant", c.Variant, r.Variant}, {"backend", c.Backend, r.Backend},
+		{"python", c.Python, r.Python}, {"stderr", c.Buffering, r.Buffering}, {"variant", c.Variant, r.Variant}, {"backend", c.Backend, r.Backend},
 	} {
 		if f.a != "" && f.b != "" && f.a != f.b {
 			return fmt.Errorf("%s says %s %q, %s says %q: not one cell", CellFile, f.name, clip(f.a), ReplayRecordFile, clip(f.b))

@@ -59,12 +59,12 @@ func RerunOf(c Cell) string {
 }
 
 // SinkRerun is the command that plays one cell of `logjam calibrate -sink`
-// again: the row on one interpreter under one stderr profile, from the
+// again: the row on one interpreter under one buffering, from the
 // sink's own file (sink, its base name). A sink's bundle carries no code
 // that replay would compile: the sink is the user's file, built again from
 // where the user keeps it.
-func SinkRerun(sink, row, python, profile string) string {
-	return fmt.Sprintf("./logjam calibrate -sink %s -rows %s -py %s -profiles %s", sink, row, python, profile)
+func SinkRerun(sink, row, python, buffering string) string {
+	return fmt.Sprintf("./logjam calibrate -sink %s -rows %s -py %s -buffering %s", sink, row, python, buffering)
 }
 
 // The fields a sink cell's rerun is built from.
@@ -75,20 +75,20 @@ var (
 )
 
 // sinkRerunOf is SinkRerun from a sink cell's validated fields: its
-// policy (the sink's file name without .cpp), row, Python and profile; ""
+// policy (the sink's file name without .cpp), row, Python and buffering; ""
 // when one does not validate. A name that does not validate is written
 // SINK.cpp: the command is then the user's to complete.
 func sinkRerunOf(c Cell) string {
-	if !rowID.MatchString(c.Cell.Scenario) || !pythonShort.MatchString(c.Cell.Python) || (c.Cell.Stderr != "buffered" && c.Cell.Stderr != "unbuffered" && c.Cell.Stderr != "") {
+	if !rowID.MatchString(c.Cell.Scenario) || !pythonShort.MatchString(c.Cell.Python) || (c.Cell.Buffering != "buffered" && c.Cell.Buffering != "unbuffered" && c.Cell.Buffering != "") {
 		return ""
 	}
 	file := "SINK.cpp"
 	if sinkFile.MatchString(c.Cell.Policy + ".cpp") {
 		file = c.Cell.Policy + ".cpp"
 	}
-	prof := c.Cell.Stderr
-	if prof == "" {
-		prof = "buffered"
+	buf := c.Cell.Buffering
+	if buf == "" {
+		buf = "buffered"
 	}
-	return SinkRerun(file, c.Cell.Scenario, c.Cell.Python, prof)
+	return SinkRerun(file, c.Cell.Scenario, c.Cell.Python, buf)
 }

@@ -129,5 +129,8 @@ func ReadDir(dir string) (Run, Matrix, error) {
 			return Run{}, nil, fmt.Errorf("%s: %v", filepath.Join(dir, f.name), err)
 		}
 	}
+	if err := cells.upgrade(); err != nil {
+		return Run{}, nil, fmt.Errorf("%s: %v", filepath.Join(dir, MatrixFile), err)
+	}
 	return run, cells, nil
 }

@@ -11,13 +11,13 @@ import (
 // from its validated fields; a field that does not validate is never
 // printed (the file name becomes SINK.cpp, the rest gives no command).
 func TestASinkCellsRerunIsBuiltFromValidatedFields(t *testing.T) {
-	c := Cell{Family: "sink", Cell: scenario.Cell{Scenario: "D1", Policy: "my_sink", Python: "3.11.7", Stderr: "unbuffered"}}
-	if got, want := RerunOf(c), "./logjam calibrate -sink my_sink.cpp -rows D1 -py 3.11.7 -profiles unbuffered"; got != want {
+	c := Cell{Family: "sink", Cell: scenario.Cell{Scenario: "D1", Policy: "my_sink", Python: "3.11.7", Buffering: "unbuffered"}}
+	if got, want := RerunOf(c), "./logjam calibrate -sink my_sink.cpp -rows D1 -py 3.11.7 -buffering unbuffered"; got != want {
 		t.Fatalf("RerunOf = %q, want %q", got, want)
 	}
-	c.Cell.Stderr = ""
-	if got := RerunOf(c); !strings.HasSuffix(got, "-profiles buffered") {
-		t.Fatalf("the buffered profile is not named: %q", got)
+	c.Cell.Buffering = ""
+	if got := RerunOf(c); !strings.HasSuffix(got, "-buffering buffered") {
+		t.Fatalf("the buffered buffering is not named: %q", got)
 	}
 	c.Cell.Policy = "x; rm -rf ~ #"
 	if got := RerunOf(c); !strings.Contains(got, "-sink SINK.cpp ") || strings.Contains(got, "rm") {
@@ -26,7 +26,7 @@ func TestASinkCellsRerunIsBuiltFromValidatedFields(t *testing.T) {
 	for _, bad := range []scenario.Cell{
 		{Scenario: "D1; x", Policy: "s", Python: "3.11.7"},
 		{Scenario: "D1", Policy: "s", Python: "3.11.7$(id)"},
-		{Scenario: "D1", Policy: "s", Python: "3.11.7", Stderr: "raw"},
+		{Scenario: "D1", Policy: "s", Python: "3.11.7", Buffering: "raw"},
 	} {
 		if got := RerunOf(Cell{Family: "sink", Cell: bad}); got != "" {
 			t.Errorf("%+v: a rerun from fields that do not validate: %q", bad, got)

@@ -1,5 +1,5 @@
 // Package axes names the matrix's columns: the six log-sink policies and the
-// lazy-init variants. It is a leaf, so the child (sim) and the parent
+// lazy-init variants, and the two kinds of random schedule they belong to. It is a leaf, so the child (sim) and the parent
 // (scenario, the reports) share the names without importing each other.
 package axes
 
@@ -9,9 +9,19 @@ package axes
 var Policies = []string{"pystderr", "fd2", "buffered", "adaptive", "merged", "logjam"}
 
 // LazyVariants are the lazy-init variants, oldest first (docs/SCENARIOS.md):
-// the lazyinit family's columns.
+// the lazyinit suite's columns.
 var LazyVariants = []string{"old", "initfast", "norace", "fixed"}
 
 // Columns is the order of every matrix column: the policies, then the
 // lazy-init variants.
 func Columns() []string { return append(append([]string(nil), Policies...), LazyVariants...) }
+
+// The kinds of random schedule (package schedule): a sink schedule runs
+// under a policy, a lazyinit one under a lazy-init variant.
+const (
+	KindSink     = "sink"
+	KindLazyInit = "lazyinit"
+)
+
+// Kinds lists them.
+var Kinds = []string{KindSink, KindLazyInit}

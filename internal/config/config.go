@@ -93,6 +93,19 @@ func Load(path, profile string) (Profile, error) {
 	return p, p.Random.validate(path, p.Name)
 }
 
+// Upgrade moves an old spelling a bundle's profile may carry to its name
+// (Random's "Family" to Kind); a profile with both is refused.
+func (p *Profile) Upgrade() error {
+	if p.Random.OldFamily == "" {
+		return nil
+	}
+	if p.Random.Kind != "" {
+		return fmt.Errorf("profile %s: random: both Kind %q and its old spelling Family %q", p.Name, p.Random.Kind, p.Random.OldFamily)
+	}
+	p.Random.Kind, p.Random.OldFamily = p.Random.OldFamily, ""
+	return nil
+}
+
 // Validate checks the knobs as Load does, for a profile read from
 // elsewhere (an evidence bundle's); source names it in the error.
 func (p Profile) Validate(source string) error {

@@ -6,27 +6,26 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"logjam/internal/axes"
 )
 
-// Random are the knobs of the random-schedule family (suites/random).
+// Random are the knobs of the random family (suites/random).
 type Random struct {
 	// Runs: random schedules the suite plays (0: none).
 	Runs int `yaml:"runs"`
 	// Seed of the first run (run i has Seed+i); 0 picks one and prints it.
 	Seed uint64 `yaml:"seed"`
-	// Family: sink, lazyinit, or "" for both.
-	Family string `yaml:"family"`
-	// Policies the runs draw from (sink policies and lazy-init variants);
-	// logjam's and fixed's runs must be OK, the others' must replay alike.
+	// Kind of schedule: sink, lazyinit, or "" for both (axes.Kinds).
+	Kind string `yaml:"kind"`
+	// Policies the runs draw from (sink policies and lazy-init variants,
+	// axes.Columns); logjam's and fixed's runs must be OK, the others'
+	// must replay alike.
 	Policies []string `yaml:"policies"`
+	// OldFamily is read, never written: a bundle's profile written before
+	// Kind was named so says "Family" (Profile.Upgrade moves it).
+	OldFamily string `yaml:"-" json:"Family,omitempty"`
 }
-
-// The names the knobs accept (package schedule's, repeated here so that
-// config stays a leaf).
-var (
-	randomFamilies = []string{"sink", "lazyinit"}
-	randomPolicies = []string{"pystderr", "fd2", "buffered", "adaptive", "merged", "logjam", "old", "initfast", "norace", "fixed"}
-)
 
 // fromEnv applies LOGJAM_RANDOM_RUNS and LOGJAM_RANDOM_SEED.
 func (r *Random) fromEnv() error {
@@ -52,12 +51,15 @@ func (r Random) validate(path, profile string) error {
 	if r.Runs < 0 || r.Runs > 100000 {
 		return bad(fmt.Sprintf("runs %d (accepted: 0 to 100000)", r.Runs))
 	}
-	if r.Family != "" && !slices.Contains(randomFamilies, r.Family) {
-		return bad(fmt.Sprintf("family %q (accepted: %s, or empty for both)", r.Family, strings.Join(randomFamilies, ", ")))
+	if r.Kind != "" && !slices.Contains(axes.Kinds, r.Kind) {
+		return bad(fmt.Sprintf("kind %q (accepted: %s, or empty for both)", r.Kind, strings.Join(axes.Kinds, ", ")))
+	}
+	if r.OldFamily != "" {
+		return bad(fmt.Sprintf("Family %q: the old spelling of kind, read only from a bundle", r.OldFamily))
 	}
 	for _, p := range r.Policies {
-		if !slices.Contains(randomPolicies, p) {
-			return bad(fmt.Sprintf("policy %q (accepted: %s)", p, strings.Join(randomPolicies, ", ")))
+		if !slices.Contains(axes.Columns(), p) {
+			return bad(fmt.Sprintf("policy %q (accepted: %s)", p, strings.Join(axes.Columns(), ", ")))
 		}
 	}
 	return nil

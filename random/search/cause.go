@@ -19,9 +19,9 @@ import (
 // one reason have one cause however different they look, so a search
 // reports (and shrinks) each reason once.
 func Cause(s schedule.Schedule, out *cell.Outcome) string {
-	name := s.Policy
+	name := s.Column()
 	if s.Lazy != nil {
-		name = "lazyinit/" + s.Policy
+		name = "lazyinit/" + name
 	}
 	c := name + " " + string(out.Observed)
 	var why string

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"flag"
 	"strings"
 	"testing"
 
@@ -16,13 +17,14 @@ func TestBadRandomInputIsOneLineAndStatus2(t *testing.T) {
 		{"chaos", "-random", "0"},
 		{"chaos", "-random", "-3"},
 		{"chaos", "-random", "10", "-policy", "nosuch"},
-		{"chaos", "-random", "10", "-family", "nosuch"},
-		{"chaos", "-random", "10", "-family", "lazyinit", "-policy", "logjam"},
+		{"chaos", "-random", "10", "-kind", "nosuch"},
+		{"chaos", "-random", "10", "-kind", "lazyinit", "-policy", "logjam"},
+		{"chaos", "-random", "10", "-family", "lazyinit", "-policy", "logjam"}, // the old spelling of -kind, still read
 		{"chaos", "-random", "10", "-j", "0"},
 		{"chaos", "-random", "10", "-replays", "-1"},
 		{"chaos", "-random", "10", "-replay", "e30"},
 		{"chaos", "-replay", "not-a-schedule"},
-		{"chaos", "-replay", `{"family":"sink"}`},
+		{"chaos", "-replay", `{"kind":"sink"}`},
 		{"chaos", "-random", "10", "extra"},
 		{"chaos", "-random", "10", "-profile", "nosuch"},
 	} {
@@ -41,6 +43,21 @@ func TestBadRandomInputIsOneLineAndStatus2(t *testing.T) {
 	}
 }
 
+// -family is the old spelling of -kind: still read, never shown.
+func TestTheOldKindFlagIsReadButNotShown(t *testing.T) {
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	r := addRandomFlags(fs)
+	addRandomAliases(fs, r)
+	if err := fs.Parse([]string{"-random", "1", "-family", "lazyinit"}); err != nil || r.filter().Kind != schedule.KindLazyInit {
+		t.Fatalf("-family lazyinit: %v, kind %q", err, r.filter().Kind)
+	}
+	var help bytes.Buffer
+	Usage(&help)
+	if !strings.Contains(help.String(), "-kind") || strings.Contains(help.String(), "family") {
+		t.Errorf("the help names -kind and never -family:\n%s", help.String())
+	}
+}
+
 func TestRandomModeIsChosenByItsFlags(t *testing.T) {
 	for args, want := range map[string]bool{
 		"-random 5": true, "--random=5": true, "-replay x": true, "-profile nightly": false, "-focus random": false,
@@ -55,7 +72,7 @@ func TestRandomModeIsChosenByItsFlags(t *testing.T) {
 // as drawn before fa2b49f: ENOSPC on a terminal), and says nothing for one
 // inside it.
 func TestAReplayNamesAScheduleOutsideTheContract(t *testing.T) {
-	s, err := schedule.Decode(`{"family":"sink","policy":"logjam","platform":"linux","python":"3.13.8","sink":{"fd2":{"kind":"pty","errors":{"errno":"ENOSPC","after":113,"times":1}},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":28,"size":125,"level":"E"}]}],"abort":{"after":13}}}`)
+	s, err := schedule.Decode(`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.13.8","sink":{"fd2":{"kind":"pty","errors":{"errno":"ENOSPC","after":113,"times":1}},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":28,"size":125,"level":"E"}]}],"abort":{"after":13}}}`)
 	if err != nil {
 		t.Fatal(err)
 	}

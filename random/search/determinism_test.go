@@ -97,7 +97,7 @@ func keepPlays(r Runner, seed uint64, s schedule.Schedule, outs [3]*cell.Outcome
 	dir := filepath.Join(filepath.Dir(cfg), "reports", "determinism", fmt.Sprintf("seed-%d", seed))
 	for i, out := range outs {
 		c := report.Cell{ID: "R", Name: fmt.Sprintf("R seed=%d play %d", seed, i+1), Family: "random",
-			Cell:     scenario.Cell{Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python},
+			Cell:     scenario.Cell{Scenario: "R", Policy: s.Policy, Variant: s.Variant, Platform: s.Platform, Python: s.Python},
 			Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: ReplayCommand(s),
 			Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
 		b, _ := out.Bundle(c, Spec(s), r.Prof(), r.Bin)

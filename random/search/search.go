@@ -38,7 +38,7 @@ func (r Runner) Run(ctx context.Context, s schedule.Schedule) (*cell.Outcome, er
 
 // Spec is the cell that plays schedule s.
 func Spec(s schedule.Schedule) cell.Spec {
-	return cell.Spec{Cell: scenario.Cell{Scenario: "R", Stderr: s.Buffering}, Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: Deadline + s.Slowness()}
+	return cell.Spec{Cell: scenario.Cell{Scenario: "R", Buffering: s.Buffering}, Schedule: s.Encode(), Failpoints: s.Failpoints(), Deadline: Deadline + s.Slowness()}
 }
 
 // Prof is the profile random runs use: the runner's, in fast mode.
@@ -83,7 +83,7 @@ func (r Result) Failed() bool { return r.Verdict != verdict.OK }
 // platform, how the run ended).
 func Class(s schedule.Schedule, v verdict.Verdict, cycle string) string {
 	if s.Lazy != nil {
-		return "lazyinit/" + s.Policy + " " + string(v)
+		return "lazyinit/" + s.Variant + " " + string(v)
 	}
 	c := s.Policy + " " + string(v)
 	k := s.Sink

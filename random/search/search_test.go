@@ -14,7 +14,7 @@ import (
 )
 
 func TestClassNamesTheKnownFailures(t *testing.T) {
-	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "pystderr", Platform: "linux",
+	s := schedule.Schedule{Kind: schedule.KindSink, Policy: "pystderr", Platform: "linux",
 		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Pipe, Stalling: schedule.Stalling{StallMs: 200}}, Abort: &schedule.Abort{After: 1}}}
 	if c := Class(s, verdict.Hang, "deadlock: thread A holds the GIL and xnnpack workspace lock ..."); c != "pystderr HANG (gil+backend-lock)" {
 		t.Errorf("got %q", c)
@@ -60,7 +60,7 @@ func TestShrinkIsOneMinimalAndDeterministic(t *testing.T) {
 	}
 	shrunk := 0
 	for seed := uint64(1); seed < 400 && shrunk < 20; seed++ {
-		s := Draw(seed, schedule.Filter{Family: schedule.FamilySink})
+		s := Draw(seed, schedule.Filter{Kind: schedule.KindSink})
 		if !fails(s) {
 			continue
 		}
@@ -115,7 +115,7 @@ func TestFlakyNamesItsReplayCount(t *testing.T) {
 // removes another one, and goes with the one it names.
 func TestShrinkCandidatesRenumberStalls(t *testing.T) {
 	call := schedule.Call{Lines: 4, Size: 80, Level: "I"}
-	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+	s := schedule.Schedule{Kind: schedule.KindSink, Policy: "logjam", Platform: "linux", Python: "3.12",
 		Sink: &schedule.Sink{FD2: schedule.FD2{Kind: schedule.FD2Pipe, Capacity: 4096, Stalling: schedule.Stalling{Stalls: []schedule.Stall{
 			{At: schedule.StallAtLine, Thread: 2, Call: 1, Line: 3, Ms: 200}, {At: schedule.StallAtExit, Ms: 200}}}},
 			Stderr:  schedule.Stderr{Kind: schedule.StderrOriginal},
@@ -178,7 +178,7 @@ func TestHuntPrintsTheSameWhateverTheTiming(t *testing.T) {
 			v, cause := oracle(s)
 			return Result{Schedule: s, Verdict: v, Class: s.Policy + " " + string(v), Cause: cause, Ms: int64(d / time.Microsecond)}, nil
 		}
-		f := schedule.Filter{Family: schedule.FamilySink}
+		f := schedule.Filter{Kind: schedule.KindSink}
 		h := &hunt{play: play, slots: newSlots(procs)}
 		results, findings, err := h.run(context.Background(), 150, 40, func(i int) (uint64, schedule.Schedule) {
 			return SeedOf(1, i), Draw(SeedOf(1, i), f)

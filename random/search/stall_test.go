@@ -28,7 +28,7 @@ func TestATimedStallEndsOnceOnlyTheReaderCanMove(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux: a pipe of one page")
 	}
-	s := schedule.Schedule{Family: schedule.FamilySink, Policy: "merged", Platform: "linux", Python: "3.12",
+	s := schedule.Schedule{Kind: schedule.KindSink, Policy: "merged", Platform: "linux", Python: "3.12",
 		Sink: &schedule.Sink{
 			FD2:           schedule.FD2{Kind: schedule.FD2Pipe, Capacity: 4096, Stalling: schedule.Stalling{StallMs: 1}},
 			Stderr:        schedule.Stderr{Kind: schedule.StderrOriginal},

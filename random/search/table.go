@@ -30,7 +30,7 @@ func PrintTable(w io.Writer, results []Result) {
 	var policies []string
 	used := map[verdict.Verdict]bool{verdict.OK: true}
 	for _, r := range results {
-		p := r.Schedule.Policy
+		p := r.Schedule.Column()
 		if r.Schedule.Lazy != nil {
 			p = "lazyinit/" + p
 		}
@@ -123,8 +123,8 @@ func ReplayCommand(s schedule.Schedule) string {
 // is unchanged).
 func SeedCommand(seed uint64, f schedule.Filter) string {
 	c := fmt.Sprintf("./logjam chaos -random 1 -seed %d", seed)
-	if f.Family != "" {
-		c += " -family " + f.Family
+	if f.Kind != "" {
+		c += " -kind " + f.Kind
 	}
 	if len(f.Policies) > 0 {
 		c += " -policy " + strings.Join(f.Policies, ",")

@@ -187,7 +187,7 @@ func plantAndMeasure(ctx context.Context, mod, scratch string, b Bug, o Options,
 		return fmt.Errorf("building the child: %v\n%s", err, out)
 	}
 	run := search.Runner{Bin: bin, Profile: prof}
-	f := schedule.Filter{Family: schedule.FamilySink, Policies: []string{"logjam"}}
+	f := schedule.Filter{Kind: schedule.KindSink, Policies: []string{"logjam"}}
 	r.First = make([]int, o.Streams)
 	r.Causes = make([]string, o.Streams)
 	for k := 0; k < o.Streams; k++ {

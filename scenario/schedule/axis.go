@@ -12,7 +12,7 @@ import (
 
 // An Axis is one fault domain of a sink schedule (fd 2, its stalls, its
 // refused writes, sys.stderr, SIGINT, threads and calls, the abort, lines
-// outside a call, daemons, the runtime profile): one type in one file that
+// outside a call, daemons, the runtime): one type in one file that
 // owns its fields (embedded in Sink, so the JSON stays flat), its rules of
 // shape, its rules of logjam's promise, what it injects and how a
 // shrinker makes it simpler, and how the parent arranges it. Validate,
@@ -55,7 +55,7 @@ var Axes = []Axis{
 	stallsAxis{},
 	fd2Axis{},
 	fd2ErrorsAxis{},
-	profileAxis{},
+	runtimeAxis{},
 	poolAxis{},
 	handlerAxis{},
 	forwarderFatalAxis{},

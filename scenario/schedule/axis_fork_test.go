@@ -8,7 +8,7 @@ import (
 // forkSchedule is one call of 4 lines, then a fork, fd 2 a file.
 func forkSchedule(f Fork) Schedule {
 	call := Call{Lines: 4, Size: 80, Level: "I"}
-	return Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+	return Schedule{Kind: KindSink, Policy: "logjam", Platform: "linux", Python: "3.12",
 		Sink: &Sink{FD2: FD2{Kind: FD2File}, Stderr: Stderr{Kind: StderrOriginal}, Threads: []Thread{{Calls: []Call{call}}},
 			ForkPart: ForkPart{Fork: &f}}}
 }

@@ -8,7 +8,7 @@ import (
 // forwarderFatal is F6 as a schedule: one call of 3 lines ending in a
 // Fatal line, fd 2 wurlitzer's pipe.
 func forwarderFatal() Schedule {
-	return Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+	return Schedule{Kind: KindSink, Policy: "logjam", Platform: "linux", Python: "3.12",
 		Sink: &Sink{FD2: FD2{Kind: FD2Wurlitzer, Capacity: 4096, Chunk: 1024}, Stderr: Stderr{Kind: StderrOriginal},
 			Threads: []Thread{{Calls: []Call{{Lines: 3, Size: 80, Level: "E"}}}}, Abort: &Abort{Fatal: true}}}
 }

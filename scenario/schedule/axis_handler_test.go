@@ -11,7 +11,7 @@ import (
 // its one step puts default_int_handler back.
 func TestHandlerAxis(t *testing.T) {
 	call := Call{Lines: 4, Size: 80, Level: "I"}
-	s := Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+	s := Schedule{Kind: KindSink, Policy: "logjam", Platform: "linux", Python: "3.12",
 		Sink: &Sink{FD2: FD2{Kind: FD2File}, Stderr: Stderr{Kind: StderrOriginal}, Threads: []Thread{{Calls: []Call{call}}},
 			Interrupts: Interrupts{Sigint: SigintLine, SigintAt: 2}, PythonHandler: PythonHandler{Handler: HandlerLogging}}}
 	if err := s.Validate(); err != nil {

@@ -9,7 +9,7 @@ import (
 // file.
 func poolSchedule(p Pool) Schedule {
 	call := Call{Lines: 4, Size: 80, Level: "I", PoolWork: PoolWork{Pool: &p}}
-	return Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+	return Schedule{Kind: KindSink, Policy: "logjam", Platform: "linux", Python: "3.12",
 		Sink: &Sink{FD2: FD2{Kind: FD2File}, Stderr: Stderr{Kind: StderrOriginal}, Threads: []Thread{{Calls: []Call{call}}}}}
 }
 
@@ -93,7 +93,7 @@ func TestPoolAxisStepsAndCounts(t *testing.T) {
 }
 
 func cloneSink(k *Sink) *Sink {
-	s, err := Decode(string(Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12", Sink: k}.JSON()))
+	s, err := Decode(string(Schedule{Kind: KindSink, Policy: "logjam", Platform: "linux", Python: "3.12", Sink: k}.JSON()))
 	if err != nil {
 		panic(err)
 	}

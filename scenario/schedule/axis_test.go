@@ -34,7 +34,7 @@ func TestEveryAxisIsRegisteredOnce(t *testing.T) {
 			t.Errorf("Sink.%s belongs to axis %q, which is not in Axes", f.Name, a)
 		}
 	}
-	for _, part := range []string{"stalls", "fd2-errors", "profile", "pool"} {
+	for _, part := range []string{"stalls", "fd2-errors", "runtime", "pool"} {
 		if !names[part] {
 			t.Errorf("axis %q is not in Axes", part)
 		}

@@ -17,16 +17,16 @@ func (s Schedule) Contract() scenario.Contract {
 	return c
 }
 
-// Runtime is the policy, platform, Python and stderr profile (simrt
-// -stderr) the child runs with (a lazy-init schedule's log path plays no
-// part: logjam).
-func (s Schedule) Runtime() (policy, platform, python, stderr string) {
-	stderr = "buffered"
+// Runtime is the policy, platform, Python and buffering (simrt
+// -buffering) the child runs with (a lazy-init schedule's log path plays
+// no part: logjam).
+func (s Schedule) Runtime() (policy, platform, python, buffering string) {
+	buffering = "buffered"
 	if s.Buffering != "" {
-		stderr = s.Buffering
+		buffering = s.Buffering
 	}
 	if s.Lazy != nil {
-		return "logjam", s.Platform, s.Python, stderr
+		return "logjam", s.Platform, s.Python, buffering
 	}
-	return s.Policy, s.Platform, s.Python, stderr
+	return s.Policy, s.Platform, s.Python, buffering
 }

@@ -18,20 +18,23 @@ import (
 	"logjam/internal/axes"
 )
 
-// The families a schedule belongs to.
+// The kinds of schedule: what a schedule scripts (internal/axes).
 const (
-	FamilySink     = "sink"     // the log path: fd 2, sys.stderr, threads, signals, aborts, exit
-	FamilyLazyInit = "lazyinit" // the lazy device initialization
+	KindSink     = axes.KindSink     // the log path: fd 2, sys.stderr, threads, signals, aborts, exit
+	KindLazyInit = axes.KindLazyInit // the lazy device initialization
 )
 
-// Families lists them.
-var Families = []string{FamilySink, FamilyLazyInit}
+// Kinds lists them.
+var Kinds = axes.Kinds
 
 // Schedule is one random run.
 type Schedule struct {
-	Family string `json:"family"`
-	// Policy is the log sink policy (sink) or the lazy-init variant.
-	Policy   string `json:"policy"`
+	Kind string `json:"kind"`
+	// Policy is the log sink policy of a sink schedule, Variant the
+	// lazy-init variant of a lazyinit one: a schedule names one of them
+	// (Column).
+	Policy   string `json:"policy,omitempty"`
+	Variant  string `json:"variant,omitempty"`
 	Platform string `json:"platform"`
 	Python   string `json:"python"`
 	// Buffering is how Python opened sys.stderr: "" (buffered) or
@@ -39,6 +42,36 @@ type Schedule struct {
 	Buffering string `json:"buffering,omitempty"`
 	Sink      *Sink  `json:"sink,omitempty"`
 	Lazy      *Lazy  `json:"lazy,omitempty"`
+	// OldFamily is read, never written: a schedule written before Kind
+	// was named so says "family", and a lazyinit one its variant as
+	// "policy"; Decode moves both (upgrade) so that an old replay string
+	// still plays.
+	OldFamily string `json:"family,omitempty"`
+}
+
+// Column is the matrix column the schedule runs under: its policy, or its
+// lazy-init variant.
+func (s Schedule) Column() string {
+	if s.Kind == KindLazyInit {
+		return s.Variant
+	}
+	return s.Policy
+}
+
+// upgrade moves an old schedule's "family" to Kind and its lazyinit
+// "policy" to Variant; a schedule with both spellings is refused.
+func (s *Schedule) upgrade() error {
+	if s.OldFamily == "" {
+		return nil
+	}
+	if s.Kind != "" {
+		return fmt.Errorf("schedule: both kind %q and its old spelling family %q", s.Kind, s.OldFamily)
+	}
+	s.Kind, s.OldFamily = s.OldFamily, ""
+	if s.Kind == KindLazyInit && s.Variant == "" {
+		s.Variant, s.Policy = s.Policy, ""
+	}
+	return nil
 }
 
 // Sink is a script against the log path: a composition of the axes (see
@@ -90,6 +123,9 @@ func Decode(raw string) (Schedule, error) {
 	if err := artifact.Decode(b, &s); err != nil { // strict JSON: internal/artifact's rules
 		return Schedule{}, fmt.Errorf("schedule: %v", err)
 	}
+	if err := s.upgrade(); err != nil {
+		return Schedule{}, err
+	}
 	if err := s.Validate(); err != nil {
 		return Schedule{}, err
 	}
@@ -107,13 +143,19 @@ var (
 // can be played.
 func (s Schedule) Validate() error {
 	bad := func(format string, args ...any) error { return fmt.Errorf("schedule: "+format, args...) }
-	if err := s.validateProfile(); err != nil {
+	if err := s.validateRuntime(); err != nil {
 		return bad("%w", err)
 	}
-	switch s.Family {
-	case FamilySink:
+	if s.OldFamily != "" {
+		return bad("family %q: the old spelling of kind, read only by Decode", s.OldFamily)
+	}
+	switch s.Kind {
+	case KindSink:
 		if !slices.Contains(SinkPolicies, s.Policy) {
 			return bad("policy %q (accepted: %s)", s.Policy, strings.Join(SinkPolicies, ", "))
+		}
+		if s.Variant != "" {
+			return bad("a sink schedule names a policy, not variant %q", s.Variant)
 		}
 		if s.Sink == nil || s.Lazy != nil {
 			return bad("a sink schedule has a sink part and no lazy part")
@@ -125,16 +167,19 @@ func (s Schedule) Validate() error {
 			}
 		}
 		return nil
-	case FamilyLazyInit:
-		if !slices.Contains(LazyVariants, s.Policy) {
-			return bad("variant %q (accepted: %s)", s.Policy, strings.Join(LazyVariants, ", "))
+	case KindLazyInit:
+		if !slices.Contains(LazyVariants, s.Variant) {
+			return bad("variant %q (accepted: %s)", s.Variant, strings.Join(LazyVariants, ", "))
+		}
+		if s.Policy != "" {
+			return bad("a lazyinit schedule names a variant, not policy %q", s.Policy)
 		}
 		if s.Lazy == nil || s.Sink != nil {
 			return bad("a lazyinit schedule has a lazy part and no sink part")
 		}
 		return s.Lazy.validate()
 	}
-	return bad("family %q (accepted: %s)", s.Family, strings.Join(Families, ", "))
+	return bad("kind %q (accepted: %s)", s.Kind, strings.Join(Kinds, ", "))
 }
 
 // Lines is how many lines the schedule's calls log (daemons aside).

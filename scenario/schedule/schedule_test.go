@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +10,7 @@ import (
 // InContract refuses each edge the generator stays inside.
 func TestInContractRefusesTheEdges(t *testing.T) {
 	base := func() Schedule {
-		return Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+		return Schedule{Kind: KindSink, Policy: "logjam", Platform: "linux", Python: "3.12",
 			Sink: &Sink{FD2: FD2{Kind: FD2File}, Stderr: Stderr{Kind: StderrOriginal}, Threads: []Thread{{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}}}}}
 	}
 	if err := base().InContract(); err != nil {
@@ -120,7 +121,7 @@ func TestInContractTakesAbortsWithSeveralThreads(t *testing.T) {
 		if k.Stderr.Kind == "" {
 			k.Stderr.Kind = StderrOriginal
 		}
-		s := Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12", Sink: k}
+		s := Schedule{Kind: KindSink, Policy: "logjam", Platform: "linux", Python: "3.12", Sink: k}
 		if err := s.Validate(); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -133,17 +134,20 @@ func TestInContractTakesAbortsWithSeveralThreads(t *testing.T) {
 func TestBadSchedulesAreRefusedWithOneReason(t *testing.T) {
 	for raw, want := range map[string]string{
 		"%%%": "neither JSON nor base64",
-		`{"family":"sink","family":"lazyinit","policy":"logjam","platform":"linux","python":"3.12"}`:                                                                                                                                                                "appears twice",
-		`{"Family":"sink","policy":"logjam","platform":"linux","python":"3.12"}`:                                                                                                                                                                                    "not spelled as its field",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12"} {}`:                                                                                                                                                                                 "more after",
-		`{"family":"sink","policy":"nosuch","platform":"linux","python":"3.12","sink":{}}`:                                                                                                                                                                          "policy",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[]}}`:                                                                                                           "threads",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","extra":1}`:                                                                                                                                                                          "unknown field",
-		`{"family":"lazyinit","policy":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"tpu","ops":[]}}`:                                                                                                                                               "backend",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file","stalls":[{"at":"exit","ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`:                            "stalls need fd2 kind pipe",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","thread":1,"ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`: "does not exist",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","line":2,"ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`:   "line 2",
-		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"noon","ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`:            "noon",
+		`{"kind":"sink","family":"sink","policy":"logjam","platform":"linux","python":"3.12"}`:                                                                                                                                         "old spelling",
+		`{"kind":"lazyinit","policy":"logjam","variant":"fixed","platform":"linux","python":"3.12","lazy":{}}`:                                                                                                                         "not policy",
+		`{"kind":"sink","policy":"logjam","variant":"fixed","platform":"linux","python":"3.12","sink":{}}`:                                                                                                                             "not variant",
+		`{"kind":"sink","kind":"lazyinit","policy":"logjam","platform":"linux","python":"3.12"}`:                                                                                                                                       "appears twice",
+		`{"Kind":"sink","policy":"logjam","platform":"linux","python":"3.12"}`:                                                                                                                                                         "not spelled as its field",
+		`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12"} {}`:                                                                                                                                                      "more after",
+		`{"kind":"sink","policy":"nosuch","platform":"linux","python":"3.12","sink":{}}`:                                                                                                                                               "policy",
+		`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[]}}`:                                                                                "threads",
+		`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","extra":1}`:                                                                                                                                               "unknown field",
+		`{"kind":"lazyinit","variant":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"tpu","ops":[]}}`:                                                                                                                   "backend",
+		`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file","stalls":[{"at":"exit","ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`: "stalls need fd2 kind pipe",
+		`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","thread":1,"ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`: "does not exist",
+		`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"line","line":2,"ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`:   "line 2",
+		`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stalls":[{"at":"noon","ms":200}]},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`:            "noon",
 	} {
 		_, err := Decode(raw)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
@@ -187,7 +191,7 @@ func TestFD2ErrorsFailpointTerms(t *testing.T) {
 		`{"errno":"EIO","times":-1}`:    "times",
 		`{"errno":"EIO","after":10001}`: "after",
 	} {
-		js := `{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file","errors":` + raw + `},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`
+		js := `{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file","errors":` + raw + `},"stderr":{"kind":"original"},"threads":[{"calls":[{"lines":1,"size":80,"level":"I"}]}]}}`
 		if _, err := Decode(js); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error about %q", raw, err, want)
 		}
@@ -212,7 +216,7 @@ func TestSchedulesBeforeFD2ErrorsDecodeUnchanged(t *testing.T) {
 // contract; the other errnos do not.
 func TestFD2ErrorsEdges(t *testing.T) {
 	base := func(e FD2Errors, a *Abort) Schedule {
-		return Schedule{Family: FamilySink, Policy: "logjam", Platform: "linux", Python: "3.12",
+		return Schedule{Kind: KindSink, Policy: "logjam", Platform: "linux", Python: "3.12",
 			Sink: &Sink{FD2: FD2{Kind: FD2File, Errors: &e}, Stderr: Stderr{Kind: StderrOriginal}, Threads: []Thread{{Calls: []Call{{Lines: 1, Size: 80, Level: "I"}}}}, Abort: a}}
 	}
 	for _, tc := range []struct {
@@ -247,7 +251,7 @@ func TestFD2ErrorsEdges(t *testing.T) {
 // A forwarder that reads a byte at a time is slow by design: the run's
 // deadline grows with its reads, and not for one that reads the pipe whole.
 func TestAForwardersSmallReadsLengthenTheDeadline(t *testing.T) {
-	s := Schedule{Family: FamilySink, Policy: "merged", Platform: "linux", Python: "3.12",
+	s := Schedule{Kind: KindSink, Policy: "merged", Platform: "linux", Python: "3.12",
 		Sink: &Sink{FD2: FD2{Kind: FD2Wurlitzer, Capacity: 65536, Chunk: 1}, Stderr: Stderr{Kind: StderrOriginal},
 			Threads: []Thread{{Calls: []Call{{Lines: 100, Size: 1000, Level: "I"}}}}}}
 	if got, want := s.Slowness(), time.Duration(s.MessageBytes())*forwarderReadMax; got != want {
@@ -256,5 +260,25 @@ func TestAForwardersSmallReadsLengthenTheDeadline(t *testing.T) {
 	s.Sink.FD2.Chunk = 65536
 	if got := s.Slowness(); got > time.Millisecond {
 		t.Errorf("whole-pipe reads: slowness %v", got)
+	}
+}
+
+// A replay string written before a schedule's kind was named so ("family",
+// a lazyinit schedule's variant as "policy") still decodes, to the same
+// schedule as its new form.
+func TestOldFormSchedulesStillDecode(t *testing.T) {
+	for old, now := range map[string]string{
+		`{"family":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":1,"size":80,"level":"I"}]}]}}`: `{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":1,"size":80,"level":"I"}]}]}}`,
+		`{"family":"lazyinit","policy":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"cuda","race":true,"ops":["call"]}}`:                                                                           `{"kind":"lazyinit","variant":"fixed","platform":"linux","python":"3.12","lazy":{"backend":"cuda","race":true,"ops":["call"]}}`,
+	} {
+		for _, raw := range []string{old, base64.RawURLEncoding.EncodeToString([]byte(old))} {
+			s, err := Decode(raw)
+			if err != nil {
+				t.Fatalf("%s: %v", raw, err)
+			}
+			if got := string(s.JSON()); got != now {
+				t.Errorf("%s decodes to\n%s, want\n%s", raw, got, now)
+			}
+		}
 	}
 }

@@ -75,7 +75,7 @@ const RoomWait = 100 * time.Millisecond
 // roomCheck: fd 2 a pipe -> wait up to wait for room; anything else has
 // room. careful selects the merged fix's macOS rule (a pipe reported as
 // <= 16 KiB is full once 512 bytes are queued) over trusting poll, which on
-// the macos profile answers as XNU does and can report room that is not there.
+// the macos platform answers as XNU does and can report room that is not there.
 //
 // It looks only once no other thread's write is in flight
 // (FD2.AwaitInFlight): whether a write that just let the GIL go has
@@ -91,9 +91,9 @@ func (k *kit) roomCheck(t *sim.Thread, wait time.Duration, careful bool) (room b
 			k.rt.FD2.NoteNoRoom() // the stall is felt (scenario barriers)
 		}
 	}()
-	profile := pipes.Linux
+	platform := pipes.Linux
 	if k.rt.In.Platform == sim.MacOS {
-		profile = pipes.MacOS
+		platform = pipes.MacOS
 	}
 	deadline := time.Now().Add(wait)
 	asked := false
@@ -105,12 +105,12 @@ func (k *kit) roomCheck(t *sim.Thread, wait time.Duration, careful bool) (room b
 			// writers' (the reader hold, sim/fd2_hold.go): none for this check within its bound.
 			time.Sleep(time.Until(deadline))
 		} else {
-			room, err = profile.HasRoom(2, time.Until(deadline))
+			room, err = platform.HasRoom(2, time.Until(deadline))
 		}
 		if err != nil {
 			return true
 		}
-		if room && careful && profile == pipes.MacOS {
+		if room && careful && platform == pipes.MacOS {
 			if full, err := pipes.SmallPipeFull(2); err == nil && full {
 				room = false
 			}
@@ -129,7 +129,7 @@ func (k *kit) roomCheck(t *sim.Thread, wait time.Duration, careful bool) (room b
 			asked = true
 			continue
 		}
-		if careful && profile == pipes.MacOS {
+		if careful && platform == pipes.MacOS {
 			// The careful rule has no kernel wake-up; look again shortly.
 			time.Sleep(2 * time.Millisecond)
 		}

@@ -11,7 +11,7 @@ import (
 // threads log through binding calls while the interpreter exits. The
 // platform and the Python version come from the flags (-platform,
 // -python); the fate of a daemon thread that retakes the GIL after
-// finalization is the daemon package's profile for them.
+// finalization is the daemon package's rule for them.
 func init() {
 	play(&Program{ID: "T1", Run: func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, false, false) }})
 	play(&Program{ID: "T2", Run: func(e *Env) *sim.PyErr { return daemonsLogAtExit(e, 2, false, false) }})

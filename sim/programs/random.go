@@ -28,7 +28,7 @@ func playSchedule(e *Env) *sim.PyErr {
 		panic(fmt.Sprintf("the schedule runs with GO_FAILPOINTS=%q, not %q", want, got))
 	}
 	if s.Lazy != nil {
-		return playLazy(e, s.Policy, s.Lazy)
+		return playLazy(e, s.Variant, s.Lazy)
 	}
 	return (&sinkPlayer{e: e, s: s.Sink}).play()
 }

@@ -29,7 +29,7 @@ var _ = Describe("a write(2) on fd 2 the kernel refuses", func() {
 			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "E4"}}, verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
 			// Under python -u sys.stderr writes through to FileIO, whose None (EAGAIN) TextIOWrapper
 			// ignores: pystderr's lines are silently gone (LOST), where an error for good still raises.
-			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "E3", Stderr: "unbuffered"}}, verdict.Crash, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
-			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "E4", Stderr: "unbuffered"}}, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK)),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "E3", Buffering: "unbuffered"}}, verdict.Crash, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "E4", Buffering: "unbuffered"}}, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK)),
 	)
 })

@@ -28,12 +28,12 @@ var _ = Describe("random fault schedules", func() {
 		seed = uint64(time.Now().UnixNano() % 1_000_000_000)
 		fmt.Printf("random: the profile's seed is 0: picked %d (rerun with LOGJAM_RANDOM_SEED=%d)\n", seed, seed)
 	}
-	filter := schedule.Filter{Family: knobs.Family, Policies: knobs.Policies}
+	filter := schedule.Filter{Kind: knobs.Kind, Policies: knobs.Policies}
 	var entries []TableEntry
 	for i := 0; i < knobs.Runs; i++ {
 		s := search.SeedOf(seed, i)
 		sched := search.Draw(s, filter)
-		entries = append(entries, Entry(fmt.Sprintf("R seed=%d [%s policy=%s]", s, sched.Family, sched.Policy), Label(sched.Policy), s))
+		entries = append(entries, Entry(fmt.Sprintf("R seed=%d [%s policy=%s]", s, sched.Kind, sched.Column()), Label(sched.Column()), s))
 	}
 
 	DescribeTable("a run of logjam or fixed is OK; a run of an older policy gives the same verdict twice",
@@ -42,7 +42,7 @@ var _ = Describe("random fault schedules", func() {
 			out := run(ctx, s)
 			AddReportEntry("random", map[string]any{"seed": seed, "class": search.Class(s, out.Observed, out.Cycle), "observed": out.Observed,
 				"reason": out.Reason, "schedule": string(s.JSON())}, ReportEntryVisibilityNever)
-			if s.Policy == "logjam" || s.Policy == "fixed" {
+			if c := s.Column(); c == "logjam" || c == "fixed" {
 				Expect(out.Observed).To(Equal(verdict.OK), func() string { return failure(seed, filter, s, out) })
 				return
 			}
@@ -81,7 +81,7 @@ func failure(seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outc
 func keep(suffix string, seed uint64, f schedule.Filter, s schedule.Schedule, out *cell.Outcome) string {
 	name := CurrentSpecReport().LeafNodeText
 	dir := report.BundleDir(suitekit.ReportsDir(), name) + suffix
-	c := report.Cell{ID: "R", Name: name, Family: "random", Cell: scenario.Cell{Scenario: "R", Policy: s.Policy, Platform: s.Platform, Python: s.Python},
+	c := report.Cell{ID: "R", Name: name, Family: "random", Cell: scenario.Cell{Scenario: "R", Policy: s.Policy, Variant: s.Variant, Platform: s.Platform, Python: s.Python},
 		Expected: verdict.OK, Observed: out.Observed, Ms: out.Ms, Rerun: search.SeedCommand(seed, f),
 		Evidence: report.Evidence{Reason: out.Reason, Cycle: out.Cycle, Ledger: out.Ledger, Command: out.Command}}
 	runner := search.Runner{Bin: suitekit.Bin, Profile: suitekit.Profile}

@@ -34,15 +34,15 @@ var _ = Describe("A Ctrl-C during a binding call", func() {
 			// python -u: a raw FileIO runs no handler after a write that succeeded (I1 under pystderr is OK),
 			// and TextIOWrapper ignores the short count of an interrupted write: the flush of adaptive and
 			// merged returns success with lines missing (LOST); logjam counts what the raw writes took.
-			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I1", Stderr: "unbuffered"}}, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
-			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I2", Stderr: "unbuffered"}}, verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I1", Buffering: "unbuffered"}}, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I2", Buffering: "unbuffered"}}, verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
 			// A second Ctrl-C during the fallback: fwrite gives up on EINTR, so fd2, adaptive and merged lose
 			// the line in flight (buffered has lost the flush's rest already); logjam's own write loop retries
 			// it, raises the first after the call and leaves the second to the eval loop.
 			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I7"}}, verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
-			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I7", Stderr: "unbuffered"}}, verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I7", Buffering: "unbuffered"}}, verdict.Crash, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
 			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I8"}}, verdict.Crash, verdict.Lost, verdict.OK, verdict.OK, verdict.OK, verdict.OK),
 			// I8 unbuffered under buffered, adaptive and merged: LOST, not docs/SCENARIOS.md's first OK (FINDINGS.md, "I8").
-			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I8", Stderr: "unbuffered"}}, verdict.OK, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK)),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "I8", Buffering: "unbuffered"}}, verdict.OK, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK)),
 	)
 })

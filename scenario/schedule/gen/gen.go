@@ -30,19 +30,19 @@ func Draw(t *rapid.T, f Filter) Schedule {
 		sinks = slices.DeleteFunc(slices.Clone(f.Policies), func(p string) bool { return !slices.Contains(SinkPolicies, p) })
 		lazies = slices.DeleteFunc(slices.Clone(f.Policies), func(p string) bool { return !slices.Contains(LazyVariants, p) })
 	}
-	fam := f.Family
+	fam := f.Kind
 	switch {
 	case fam != "":
 	case len(lazies) == 0:
-		fam = FamilySink
+		fam = KindSink
 	case len(sinks) == 0:
-		fam = FamilyLazyInit
+		fam = KindLazyInit
 	case rapid.IntRange(0, 9).Draw(t, "lazyinit?") < 8:
-		fam = FamilySink
+		fam = KindSink
 	default:
-		fam = FamilyLazyInit
+		fam = KindLazyInit
 	}
-	if fam == FamilyLazyInit {
+	if fam == KindLazyInit {
 		return drawLazy(t, lazies)
 	}
 	return drawSink(t, sinks)
@@ -55,7 +55,7 @@ func drawLazy(t *rapid.T, variants []string) Schedule {
 		Race:    rapid.Bool().Draw(t, "race"),
 		Ops:     rapid.SliceOfN(rapid.SampledFrom([]string{OpCall, OpInit, OpCallRNG, OpCallSeed, OpGetRNG}), 0, 5).Draw(t, "ops"),
 	}
-	return Schedule{Family: FamilyLazyInit, Policy: variant, Platform: scenario.DefaultPlatform, Python: scenario.DefaultPython, Lazy: l}
+	return Schedule{Kind: KindLazyInit, Variant: variant, Platform: scenario.DefaultPlatform, Python: scenario.DefaultPython, Lazy: l}
 }
 
 // swarm is the run's subset of the fault axes (swarm testing, Groce et
@@ -95,7 +95,7 @@ var sizeBases = []int{80, 127, 255, 1024}
 
 func drawSink(t *rapid.T, policies []string) Schedule {
 	policy := rapid.SampledFrom(policies).Draw(t, "policy")
-	s := Schedule{Family: FamilySink, Policy: policy,
+	s := Schedule{Kind: KindSink, Policy: policy,
 		Platform: rapid.SampledFrom(Platforms).Draw(t, "platform"),
 		Python:   rapid.SampledFrom(Pythons).Draw(t, "python")}
 	s.Buffering = rapid.SampledFrom(Bufferings).Draw(t, "buffering")

@@ -35,7 +35,7 @@ func TestDrawnSchedulesAreValidAndRoundTrip(t *testing.T) {
 // The contract's edges hold in every drawn schedule (docs/CONTRACT.md).
 func TestDrawnSchedulesStayInsideTheContract(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := Schedules(Filter{Family: FamilySink}).Draw(t, "schedule")
+		s := Schedules(Filter{Kind: KindSink}).Draw(t, "schedule")
 		k := s.Sink
 		captured := k.FD2.Kind == FD2IPyKernel || k.FD2.Kind == FD2Wurlitzer
 		if k.Abort != nil {
@@ -79,12 +79,12 @@ func TestTheSameSeedDrawsTheSameSchedule(t *testing.T) {
 func TestAFilterDrawsOnlyItsPolicies(t *testing.T) {
 	f := Filter{Policies: []string{"logjam", "fixed"}}
 	for seed := 1; seed < 200; seed++ {
-		if p := Schedules(f).Example(seed).Policy; p != "logjam" && p != "fixed" {
+		if p := Schedules(f).Example(seed).Column(); p != "logjam" && p != "fixed" {
 			t.Fatalf("seed %d drew policy %s", seed, p)
 		}
 	}
-	if err := (Filter{Family: FamilyLazyInit, Policies: []string{"logjam"}}).Check(); err == nil {
-		t.Error("a sink policy in the lazyinit family was accepted")
+	if err := (Filter{Kind: KindLazyInit, Policies: []string{"logjam"}}).Check(); err == nil {
+		t.Error("a sink policy for a lazyinit schedule was accepted")
 	}
 }
 
@@ -95,7 +95,7 @@ func TestAFilterDrawsOnlyItsPolicies(t *testing.T) {
 func TestAbortsWithSeveralThreadsAreDrawn(t *testing.T) {
 	var fatal, foreign, outside int
 	for seed := 1; seed <= 400; seed++ {
-		k := Schedules(Filter{Family: FamilySink}).Example(seed).Sink
+		k := Schedules(Filter{Kind: KindSink}).Example(seed).Sink
 		if k.Abort == nil || len(k.Threads) < 2 {
 			continue
 		}
@@ -123,7 +123,7 @@ func TestAbortsWithSeveralThreadsAreDrawn(t *testing.T) {
 func TestSwarmLeavesAxesOut(t *testing.T) {
 	var bare, switches, fails, nested, text int
 	for seed := 1; seed <= 400; seed++ {
-		k := Schedules(Filter{Family: FamilySink}).Example(seed).Sink
+		k := Schedules(Filter{Kind: KindSink}).Example(seed).Sink
 		calls, odd := 0, false
 		for _, th := range k.Threads {
 			for _, c := range th.Calls {
@@ -159,7 +159,7 @@ func TestSwarmLeavesAxesOut(t *testing.T) {
 func TestForksAreDrawn(t *testing.T) {
 	var forks, held, afterOutside int
 	for seed := 1; seed <= 400; seed++ {
-		k := Schedules(Filter{Family: FamilySink}).Example(seed).Sink
+		k := Schedules(Filter{Kind: KindSink}).Example(seed).Sink
 		if k.Fork == nil {
 			continue
 		}

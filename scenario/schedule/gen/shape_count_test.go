@@ -70,7 +70,7 @@ func TestShapeCounts(t *testing.T) {
 	if os.Getenv("LOGJAM_SHAPES") == "" {
 		t.Skip("a count to read, not a check: LOGJAM_SHAPES=1")
 	}
-	f := Filter{Family: FamilySink, Policies: []string{"logjam"}}
+	f := Filter{Kind: KindSink, Policies: []string{"logjam"}}
 	const n = 10000
 	for k := 0; k < 3; k++ {
 		var stall, fatal int

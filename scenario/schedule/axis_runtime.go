@@ -9,7 +9,7 @@ import (
 	"logjam/scenario"
 )
 
-// The runtime profile every schedule names (Schedule.Platform, Python,
+// The runtime every schedule names (Schedule.Platform, Python,
 // Buffering): which platform and CPython the model plays, and how Python
 // opened sys.stderr: "" (buffered) or "unbuffered" (python -u,
 // PYTHONUNBUFFERED=1). It is no fault: a shrink simplifies it only at once.
@@ -24,14 +24,14 @@ var (
 // has (3.11.7, 3.13.0), which random search never draws.
 var patchRelease = regexp.MustCompile(`^3\.1[0-5]\.[0-9]{1,2}$`)
 
-// profileAxis is the platform, Python and buffering of a schedule.
-type profileAxis struct{ noAxisPart }
+// runtimeAxis is the platform, Python and buffering of a schedule.
+type runtimeAxis struct{ noAxisPart }
 
-func (profileAxis) Name() string { return "profile" }
+func (runtimeAxis) Name() string { return "runtime" }
 
-// validateProfile checks any schedule's platform, Python and buffering
+// validateRuntime checks any schedule's platform, Python and buffering
 // (a lazy-init schedule's too).
-func (s Schedule) validateProfile() error {
+func (s Schedule) validateRuntime() error {
 	switch {
 	case !slices.Contains(Platforms, s.Platform):
 		return fmt.Errorf("platform %q (accepted: %s)", s.Platform, strings.Join(Platforms, ", "))
@@ -43,6 +43,6 @@ func (s Schedule) validateProfile() error {
 	return nil
 }
 
-func (profileAxis) Steps(Schedule) []Step {
-	return []Step{change(PhaseCoarse, "simplest profile", func(c *Schedule) { c.Platform, c.Python, c.Buffering = "linux", "3.12", "" })}
+func (runtimeAxis) Steps(Schedule) []Step {
+	return []Step{change(PhaseCoarse, "simplest runtime", func(c *Schedule) { c.Platform, c.Python, c.Buffering = "linux", "3.12", "" })}
 }
