@@ -528,7 +528,7 @@ def looping_daemons(names, lines, size):
 # any call, the capture closed, daemon threads at exit. A schedule using
 # anything else is refused (exit 2): only what the rows need is played.
 
-PLAYED = {"family", "policy", "platform", "python", "buffering", "sink"}
+PLAYED = {"kind", "policy", "platform", "python", "buffering", "sink"}
 PLAYED_SINK = {"fd2", "stderr", "threads", "outside", "daemons"}
 PLAYED_CALL = {"backend", "lines", "size", "level", "cjk", "wait_for"}
 
