@@ -7,6 +7,7 @@ require (
 	github.com/onsi/gomega v1.44.0
 	github.com/pingcap/failpoint v0.0.0-20240528011301-b51a646c7c86
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/sync v0.21.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 	pgregory.net/rapid v1.3.0
@@ -31,7 +32,6 @@ require (
 	go.yaml.in/yaml/v4 v4.0.0-rc.3 // indirect
 	golang.org/x/mod v0.36.0 // indirect
 	golang.org/x/net v0.56.0 // indirect
-	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/text v0.38.0 // indirect
 	golang.org/x/tools v0.45.0 // indirect
 )

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"logjam/harness/cell"
 	"logjam/internal/axes"
 	"logjam/internal/config"
@@ -85,34 +87,22 @@ func PlayBeside(ctx context.Context, bin string, prof config.Profile, cells []Si
 	if j < 1 {
 		j = runtime.NumCPU()
 	}
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-		next  = make(chan job)
-	)
-	for range j {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for jb := range next {
-				o, err := cell.Run(ctx, bin, jb.spec, prof)
-				mu.Lock()
-				if err != nil && first == nil {
-					first = fmt.Errorf("%s under %s: %w", out[jb.i].Row, jb.policy, err)
-				} else if err == nil {
-					out[jb.i].BuiltIn[jb.policy] = o.Observed
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+	var mu sync.Mutex // guards out's BuiltIn maps
+	var g errgroup.Group
+	g.SetLimit(j)
 	for _, jb := range jobs {
-		next <- jb
+		g.Go(func() error {
+			o, err := cell.Run(ctx, bin, jb.spec, prof)
+			if err != nil {
+				return fmt.Errorf("%s under %s: %w", out[jb.i].Row, jb.policy, err)
+			}
+			mu.Lock()
+			out[jb.i].BuiltIn[jb.policy] = o.Observed
+			mu.Unlock()
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
-	return out, first
+	return out, g.Wait()
 }
 
 // Closest is the built-in policy whose verdicts match the sink's on the

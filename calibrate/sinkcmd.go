@@ -260,21 +260,30 @@ func besideBuiltIns(ctx context.Context, w io.Writer, name string, cells []SinkC
 	if len(cells) == 0 {
 		return
 	}
-	root, err := config.Root()
-	if err == nil {
-		var prof config.Profile
-		if prof, err = config.FromEnv(); err == nil {
-			var bin string
-			if bin, _, err = childbin.Build(root); err == nil {
-				var bs []Beside
-				if bs, err = PlayBeside(ctx, bin, prof, cells, 0); err == nil {
-					WriteBeside(w, name, bs)
-					return
-				}
-			}
-		}
+	bs, err := playBuiltIns(ctx, cells)
+	if err != nil {
+		fmt.Fprintf(w, "logjam calibrate: the built-in policies' columns are left out: %v\n", err)
+		return
 	}
-	fmt.Fprintf(w, "logjam calibrate: the built-in policies' columns are left out: %v\n", err)
+	WriteBeside(w, name, bs)
+}
+
+// playBuiltIns builds the simulated child from this checkout and plays
+// the built-in policies' cells beside cells (PlayBeside).
+func playBuiltIns(ctx context.Context, cells []SinkCell) ([]Beside, error) {
+	root, err := config.Root()
+	if err != nil {
+		return nil, err
+	}
+	prof, err := config.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	bin, _, err := childbin.Build(root)
+	if err != nil {
+		return nil, err
+	}
+	return PlayBeside(ctx, bin, prof, cells, 0)
 }
 
 // summarize writes the sink's matrix (matrix.json, junit.xml, matrix.html,
