@@ -14,6 +14,48 @@
 #include <climits>
 #include <mutex>
 
+// The test binary's malloc, calloc and realloc are glibc's, through a hook
+// that can raise a signal inside an allocation while holding an arena lock
+// of its own: a signal handler that allocates then waits for itself for
+// ever, as on a glibc arena lock (non-recursive) a real crash inside malloc
+// does. Fatal.FromASignalHandlerThatInterruptedMalloc uses it.
+extern "C" void *__libc_malloc(size_t);
+extern "C" void *__libc_calloc(size_t, size_t);
+extern "C" void *__libc_realloc(void *, size_t);
+namespace arena {
+std::atomic<bool> held{false};
+volatile sig_atomic_t raise_inside = 0;  // the next allocation raises this signal, the arena held
+inline void enter() {
+  while (held.exchange(true)) sched_yield();
+  if (int sig = raise_inside) {
+    raise_inside = 0;
+    raise(sig);
+  }
+}
+inline void leave() { held.store(false); }
+// A fork while another thread allocates leaves the child's copy free, as
+// glibc's own at-fork handlers do for its arenas.
+const int at_fork = pthread_atfork([] { enter(); }, [] { leave(); }, [] { leave(); });
+}  // namespace arena
+extern "C" void *malloc(size_t n) {
+  arena::enter();
+  void *p = __libc_malloc(n);
+  arena::leave();
+  return p;
+}
+extern "C" void *calloc(size_t n, size_t m) {
+  arena::enter();
+  void *p = __libc_calloc(n, m);
+  arena::leave();
+  return p;
+}
+extern "C" void *realloc(void *q, size_t n) {
+  arena::enter();
+  void *p = __libc_realloc(q, n);
+  arena::leave();
+  return p;
+}
+
 namespace {
 
 using ht::Child;
@@ -1188,6 +1230,55 @@ TEST(Fatal, FromASignalHandlerOnTheThreadThatHoldsTheSinksLock) {
   EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT) << "status " << c.status;
   ASSERT_TRUE(r.to_eof(5000));
   EXPECT_TRUE(ht::same_bytes(r.got, line("fatal", 0)));
+  close(p.r);
+}
+
+// A crash inside malloc (the thread holds an arena lock): the runtime's
+// crash handler hands its Fatal line to logjam::fatal from the signal
+// handler. The fatal path allocates nothing, so it never waits for the
+// arena lock its own thread holds: the process-wide lines, the call's kept
+// lines and the Fatal line reach fd 2, then the abort.
+char crash_line[256];
+size_t crash_line_n = 0;
+void crash_handler(int) {
+  logjam::fatal(std::string_view(crash_line, crash_line_n));  // async-signal-safe: no std::string here
+  abort();
+}
+
+TEST(Fatal, FromASignalHandlerThatInterruptedMalloc) {
+  ht::Pipe p = ht::one_page_pipe();
+  std::string filler = ht::fill(p.w);
+  std::string fatal = line("F", 0);
+  ASSERT_LT(fatal.size(), sizeof crash_line);
+  memcpy(crash_line, fatal.data(), fatal.size());
+  crash_line_n = fatal.size();
+  Child c;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
+    struct sigaction sa {};
+    sa.sa_handler = crash_handler;
+    sigaction(SIGSEGV, &sa, nullptr);
+    ht::log_all("o", 0, 2);  // outside a call, GIL held: kept process-wide
+    logjam::enter();
+    ht::log_all("c", 0, 10);  // kept: no room
+    ctl.say("kept");
+    if (ctl.hear() != "go") return "no go";
+    logjam::set_observer(nullptr);  // a binding's sink: no observer
+    arena::raise_inside = SIGSEGV;
+    void *q = malloc(64);  // the crash: inside malloc, the arena held
+    free(q);
+    return "the crash handler returned";
+  });
+  close(p.w);
+  ht::Reader r{p.r};
+  ASSERT_TRUE(c.expect("kept"));
+  r.upto(filler.size(), 5000);
+  r.avail(50);
+  ASSERT_TRUE(ht::same_bytes(r.got, filler));
+  c.ctl.say("go");
+  ASSERT_TRUE(c.wait(3000)) << "the fatal path allocated in the signal handler: it waits for the arena its thread holds";
+  EXPECT_TRUE(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT) << "status " << c.status;
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(r.got, filler + lines("o", 0, 2) + lines("c", 0, 10) + line("F", 0)));
   close(p.r);
 }
 

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -33,6 +34,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -77,6 +79,8 @@ inline std::atomic<Observer *> &observer_slot() { static std::atomic<Observer *>
 }  // namespace detail
 inline Observer &observer() { return *detail::observer_slot().load(); }
 inline void set_observer(Observer *o) { detail::observer_slot().store(o ? o : &detail::null_observer()); }
+// observed: an observer is set (the fatal path builds its record only then).
+inline bool observed() { return detail::observer_slot().load() != &detail::null_observer(); }
 
 // ---------------------------------------------------------------- this thread
 
@@ -218,6 +222,33 @@ inline std::string note(long lines, long bytes) {
   return note_prefix() + ": " + std::to_string(lines) + " lines (" + std::to_string(bytes) + " bytes) left out\n";
 }
 
+// NoteBuf: the same note, formatted without allocating (the fatal path
+// may run in a signal handler); a prefix past its room is cut.
+struct NoteBuf {
+  char buf[160];
+  size_t n = 0;
+  void put(const char *p, size_t len) {
+    for (size_t i = 0; i < len && n < sizeof buf; i++) buf[n++] = p[i];
+  }
+  void num(long v) {
+    char d[24];
+    size_t k = 0;
+    unsigned long u = v < 0 ? 0 : (unsigned long)v;
+    do { d[k++] = (char)('0' + u % 10); u /= 10; } while (u > 0);
+    while (k > 0) put(&d[--k], 1);
+  }
+  NoteBuf(long lines, long bytes) {
+    const std::string &pre = note_prefix();
+    put(pre.data(), std::min(pre.size(), sizeof buf - 64));
+    put(": ", 2);
+    num(lines);
+    put(" lines (", 8);
+    num(bytes);
+    put(" bytes) left out\n", 17);
+  }
+  std::string_view view() const { return {buf, n}; }
+};
+
 // Taken: what a flush writes: the note (if any), then the lines.
 struct Taken {
   std::string note;
@@ -251,9 +282,18 @@ class KeepBuffer {
   std::deque<std::string> lines_;
   size_t bytes_ = 0;
   long left_n_ = 0, left_b_ = 0;
+  // changing_: its own thread is changing it: a signal handler that
+  // interrupted that would read it torn (the fatal path leaves it out).
+  volatile sig_atomic_t changing_ = 0;
+  struct Changing {
+    KeepBuffer &k;
+    explicit Changing(KeepBuffer &k) : k(k) { k.changing_ = 1; std::atomic_signal_fence(std::memory_order_seq_cst); }
+    ~Changing() { std::atomic_signal_fence(std::memory_order_seq_cst); k.changing_ = 0; }
+  };
 
  public:
   void add(std::string b) {
+    Changing ch(*this);
     if (bytes_ + b.size() > kKeepCap) {
       while (!lines_.empty() && bytes_ + b.size() > kKeepLow) {
         left_n_++;
@@ -269,7 +309,23 @@ class KeepBuffer {
   // that found no room).
   void count(long n, long b) { left_n_ += n; left_b_ += b; }
   bool empty() const { return lines_.empty() && left_n_ == 0; }
+  bool changing() const { return changing_ != 0; }
+  // each: the note (if any lines were left out), then the lines, to f
+  // (string_view, is it the note), in place: nothing allocated, for the
+  // fatal path; stops when f returns false.
+  template <class F>
+  bool each(F &&f) const {
+    if (left_n_ > 0) {
+      NoteBuf nb(left_n_, left_b_);
+      if (!f(nb.view(), true)) return false;
+    }
+    for (const std::string &l : lines_) {
+      if (!f(std::string_view(l), false)) return false;
+    }
+    return true;
+  }
   Taken take() {
+    Changing ch(*this);
     Taken t;
     if (left_n_ > 0) t.note = note(left_n_, left_b_);
     t.lines.assign(std::make_move_iterator(lines_.begin()), std::make_move_iterator(lines_.end()));
@@ -305,22 +361,35 @@ namespace detail {
 // O_NONBLOCK). O_NONBLOCK on fd 2 itself would change the description the
 // whole process (and its parent) shares. Kept while fd 2 is the same
 // object (st_dev, st_ino); -1 without /proc.
+// Once open, the twin is found without a lock (atomics only: the fatal
+// path may run in a signal handler that interrupted its opener, who holds
+// mu); a fatal path that finds the opener busy goes without it (-1: poll,
+// then at most PIPE_BUF).
 struct Twin {
-  std::mutex mu;
-  int fd = -1;
-  dev_t dev = 0;
-  ino_t ino = 0;
+  std::mutex mu;  // guards the (re)open
+  std::atomic<int> fd{-1};
+  std::atomic<dev_t> dev{0};
+  std::atomic<ino_t> ino{0};
 };
 inline Twin &twin() { static Twin t; return t; }
+// in_fatal: a fatal path is running (it waits for no lock without a bound).
+inline std::atomic<bool> &in_fatal() { static std::atomic<bool> f{false}; return f; }
 inline int twin_fd(const struct stat &st) {
   Twin &t = twin();
-  std::lock_guard<std::mutex> g(t.mu);
-  if (t.fd >= 0 && t.dev == st.st_dev && t.ino == st.st_ino) return t.fd;
-  if (t.fd >= 0) close(t.fd);
-  t.fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  t.dev = st.st_dev;
-  t.ino = st.st_ino;
-  return t.fd;
+  auto same = [&] { return t.fd.load() >= 0 && t.dev.load() == st.st_dev && t.ino.load() == st.st_ino; };
+  if (same()) return t.fd.load();
+  std::unique_lock<std::mutex> g(t.mu, std::try_to_lock);
+  if (!g.owns_lock()) {
+    if (in_fatal().load()) return -1;
+    g.lock();
+  }
+  if (same()) return t.fd.load();
+  int old = t.fd.exchange(-1);
+  if (old >= 0) close(old);
+  t.dev.store(st.st_dev);
+  t.ino.store(st.st_ino);
+  t.fd.store(open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  return t.fd.load();
 }
 
 // refused_write: the non-blocking write where fd 2 refused RWF_NOWAIT
@@ -459,7 +528,7 @@ inline void write_all(const char *p, size_t len) {
 // a non-blocking write first; only when fd 2 took nothing (or not all) a
 // wait for room bounded by wait_ms, then a write again. Returns the bytes
 // that went out. Stdio lock held.
-inline size_t write_bounded(const std::string &b, int wait_ms) {
+inline size_t write_bounded(std::string_view b, int wait_ms) {
   size_t n = try_write(b.data(), b.size());
   if (n == b.size()) return n;
   // No room now: wait for it with poll on fd 2 itself, whatever fd 2 is (a
@@ -491,7 +560,7 @@ inline size_t write_bounded(const std::string &b, int wait_ms) {
 // write_line_bounded: write_bounded, and a line fd 2 took only part of is
 // finished before the stdio lock is let go (never half a line on fd 2).
 // False when fd 2 took nothing. Stdio lock held.
-inline bool write_line_bounded(const std::string &b, int wait_ms) {
+inline bool write_line_bounded(std::string_view b, int wait_ms) {
   observer().fd2_write(true);
   size_t n = write_bounded(b, wait_ms);
   if (0 < n && n < b.size()) write_all(b.data() + n, b.size() - n);
@@ -510,7 +579,7 @@ inline bool try_direct(const std::string &b, int wait_ms) {
 
 // direct: a blocking write of a line under the stdio lock (GIL kept if
 // held): the fatal path and a daemon's lines while there is room.
-inline void direct(const std::string &b) {
+inline void direct(std::string_view b) {
   observer().fd2_write(true);
   flockfile(stderr);
   write_all(b.data(), b.size());
@@ -685,8 +754,15 @@ inline void write_to(int fd, const char *p, size_t len) {
 // a non-blocking second open of the read end (a forwarder reading at the
 // same moment cannot leave this read waiting). Returns the bytes moved.
 inline size_t drain_to(int rd, int out) {
-  char path[32];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", rd);
+  char path[32] = "/proc/self/fd/";  // by hand: snprintf is not async-signal-safe
+  {
+    char d[12];
+    int k = 0;
+    for (unsigned u = (unsigned)rd; k == 0 || u > 0; u /= 10) d[k++] = (char)('0' + u % 10);
+    size_t n = strlen(path);
+    while (k > 0) path[n++] = d[--k];
+    path[n] = 0;
+  }
   int tw = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (tw < 0) return 0;
   size_t moved = 0;
@@ -717,6 +793,10 @@ class Sink {
   virtual void enter() = 0;
   // level: 'D', 'I', 'E', 'F' (Fatal: the runtime aborts after it returns).
   virtual void emit(char level, const std::string &line) = 0;
+  // emit_fatal: a Fatal line from a crash handler, maybe in a signal
+  // handler (logjam::fatal). A sink that is not async-signal-safe gets it
+  // as emit('F', ...).
+  virtual void emit_fatal(std::string_view line) { emit('F', std::string(line)); }
   // False with a Python exception set: the call raises it.
   virtual bool exit() = 0;
   // Sets type with text (possibly invalid UTF-8); GIL held.
@@ -781,6 +861,15 @@ inline void log(char level, const std::string &line) {
   else fd2::direct(line);
 }
 
+// fatal: a crash handler's Fatal line (complete, ending in '\n'), from a
+// signal handler or not (glog's and absl's failure signal handlers write
+// theirs from one). With logjam's sink it is async-signal-safe (Logjam's
+// fatal says what that covers); the runtime aborts after it returns.
+inline void fatal(std::string_view line) {
+  if (Sink *s = sink()) s->emit_fatal(line);
+  else fd2::direct(line);
+}
+
 inline void raise(PyObject *type, const std::string &text) {
   if (Sink *s = sink()) s->raise(type, text);
   else raise_escaped(type, text);
@@ -801,7 +890,7 @@ class Logjam : public Sink {
   };
   static Call &call() { static thread_local Call c; return c; }
 
-  std::timed_mutex mu_;  // guards outside_; taken by Held (or before_fork), which records its owner
+  std::mutex mu_;  // guards outside_; taken by Held (or before_fork), which records its owner
   std::atomic<std::thread::id> mu_owner_{};
   // Held is mu_ held by this thread, its owner recorded: the fatal path
   // knows a lock its own thread holds (a signal handler that interrupted
@@ -812,6 +901,7 @@ class Logjam : public Sink {
     ~Held() { l.mu_owner_.store(std::thread::id()); l.mu_.unlock(); }
   };
   KeepBuffer outside_;  // lines logged outside a call that could not go to fd 2 (and a daemon's unwritten count)
+  std::atomic<bool> fatal_wrote_{false};   // a fatal path has written (or left out) the kept lines
   std::atomic<bool> outside_kept_{false};  // outside_ is not empty: the exit's fast path skips mu_
   std::atomic<int> flushing_{0};           // flushes that have taken outside_'s lines and not yet written them
   // added_ counts the lines ever kept in outside_, taken_ the most of them
@@ -839,6 +929,7 @@ class Logjam : public Sink {
   }
 
   const char *name() const override { return "logjam"; }
+  void emit_fatal(std::string_view b) override { fatal(b); }
 
   // Enter: direct while sys.stderr is the original (or the daemon rule).
   void enter() override {
@@ -861,7 +952,7 @@ class Logjam : public Sink {
 
   void emit(char level, const std::string &b) override {
     Call &c = call();
-    if (level == 'F') { fatal(b); return; }
+    if (level == 'F') { fatal(std::string_view(b)); return; }
     if (in_call() && c.direct) {  // tryDirect, else stalled: keep
       if (fd2::try_direct(b, kRoomWaitMs)) return;
       c.direct = false;
@@ -980,48 +1071,108 @@ class Logjam : public Sink {
   // fatal: the lines kept process-wide (any thread's, logged outside a
   // call before the fatal line), then the call's kept lines, each as fd 2
   // takes it within the bound, then the fatal line: nothing runs after
-  // the abort. mu_ is held only to take outside_; the fatal path never
-  // waits for a flush in flight (flushing_), which re-takes the GIL before
-  // it is done.
-  void fatal(const std::string &b) {
-    Taken t;
-    // Bounded: a crash handler may log its Fatal line from a signal
-    // handler on the very thread that holds mu_ (it was keeping a line),
-    // which would wait for itself for ever. After the bound the fatal line
-    // goes without the process-wide lines (Fatal.FromASignalHandlerOnThe
-    // ThreadThatHoldsTheSinksLock).
-    if (mu_owner_.load() != std::this_thread::get_id() && mu_.try_lock_for(std::chrono::milliseconds(kRoomWaitMs))) {
-      t = outside_.take();
-      outside_kept_.store(false);
-      mu_.unlock();
-    }
-    if (in_call()) t = t.then(call().kept.take());
+  // the abort. The fatal path never waits for a flush in flight
+  // (flushing_), which re-takes the GIL before it is done.
+  //
+  // A runtime's crash handler may call it from a signal handler (through
+  // logjam::fatal), so it is async-signal-safe in what it does itself: it
+  // allocates nothing (the kept lines are written in place, the note
+  // formatted on the stack) and waits for no lock without a bound but the
+  // stdio lock (recursive, as glibc's is: the thread it interrupted may
+  // hold it). mu_ is tried for at most the room wait, never when this
+  // thread holds it (the signal interrupted it keeping a line: it would
+  // wait for itself for ever), and the process-wide lines are then left
+  // out; the call's kept lines are left out when the signal interrupted
+  // their own change (read torn otherwise). Fatal.FromASignalHandler*
+  // pin it. Only the first fatal line writes the kept lines.
+  void fatal(std::string_view b) {
+    fd2::detail::in_fatal().store(true);
+    bool first = !fatal_wrote_.exchange(true);
+    bool outside = first && mu_owner_.load() != std::this_thread::get_id() && lock_within(kRoomWaitMs);
+    // call() only in a call: its first use on a thread constructs it.
+    bool own = first && in_call() && !call().kept.changing();
+    auto each = [&](auto &&f) {
+      bool first = true;
+      auto g = [&](std::string_view l, bool note) {
+        bool outside_note = first && note;
+        first = false;
+        return f(l, outside_note);
+      };
+      if (outside && !outside_.each(g)) return;
+      if (own) call().kept.each([&](std::string_view l, bool) { return g(l, false); });
+    };
     int rd = -1;
     if (int out = fd2::outliving_copy(&rd); out >= 0) {  // fd 2 a forwarder's pipe: its saved copy outlives it
       size_t drained = fd2::drain_to(rd, out);
-      auto all = t.all();
-      for (const std::string &line : all) fd2::write_to(out, line.data(), line.size());
-      observer().fatal_flush(t.lines, 0);
+      size_t n = 0;
+      each([&](std::string_view l, bool) { fd2::write_to(out, l.data(), l.size()); n++; return true; });
+      fatal_flush_event(each, n, 0);
       observer().outliving_copy(out, drained);
       fd2::write_to(out, b.data(), b.size());
+      unlock_outside(outside);
       return;
     }
-    if (!t.empty()) {
-      auto all = t.all();
+    size_t all = 0;
+    each([&](std::string_view, bool) { all++; return true; });
+    if (all > 0) {
       size_t wrote = 0;
       fd2::Kind k = fd2::kind();
       if (k == fd2::Kind::Pipe || k == fd2::Kind::Socket) {  // each line tried within the bound
         flockfile(stderr);
-        wrote = write_each_bounded(all, kRoomWaitMs);
+        each([&](std::string_view l, bool) {
+          if (!fd2::write_line_bounded(l, kRoomWaitMs)) return false;
+          wrote++;
+          return true;
+        });
         funlockfile(stderr);
       } else {  // a terminal or a file: written, blocking (a stalled terminal reads again once a write waits)
-        wrote = all.size() - (size_t)fd2::direct_while_room(all).first;
+        each([&](std::string_view l, bool) {
+          if (!fd2::room(kRoomWaitMs)) return false;
+          fd2::direct(l);
+          wrote++;
+          return true;
+        });
       }
-      size_t lines_wrote = (wrote > 0 && !t.note.empty()) ? wrote - 1 : wrote;
-      std::vector<std::string> w(t.lines.begin(), t.lines.begin() + (long)std::min(lines_wrote, t.lines.size()));
-      observer().fatal_flush(w, all.size() - wrote);
+      fatal_flush_event(each, wrote, all - wrote);
     }
+    unlock_outside(outside);
     fd2::direct(b);
+  }
+
+  // lock_within takes mu_ within ms, polling (try_lock and nanosleep:
+  // no timed wait in a signal handler).
+  bool lock_within(int ms) {
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+      if (mu_.try_lock()) return true;
+      struct timespec now;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >= ms) return false;
+      struct timespec d = {0, 1000000};
+      nanosleep(&d, nullptr);
+    }
+  }
+  void unlock_outside(bool held) {
+    if (!held) return;
+    outside_kept_.store(false);
+    mu_.unlock();
+  }
+
+  // fatal_flush_event: the observer's record of the kept lines the fatal
+  // path wrote (not the process-wide note), built only when an observer
+  // is set (calibrate's telemetry): a binding's fatal path allocates nothing.
+  template <class Each>
+  static void fatal_flush_event(Each &each, size_t wrote, size_t left) {
+    if (!observed()) return;
+    std::vector<std::string> w;
+    size_t i = 0;
+    each([&](std::string_view l, bool outside_note) {
+      if (i++ >= wrote) return false;
+      if (!outside_note) w.emplace_back(l);
+      return true;
+    });
+    observer().fatal_flush(w, left);
   }
 
   // catchUpLocked: the kept lines (note first) as fd 2 takes them within
