@@ -76,6 +76,7 @@ var Rows = []Row{
 	{ID: "F7", FD2: FD2File, Note: "F6 with ipykernel's capture (sys.stderr its OutStream)"},
 	{ID: "F8", FD2: FD2File, Note: "ipykernel's capture made before the sink is installed (ext.setup again after it); the OutStream's _original_stdstream_copy is its saved copy, as ipykernel's"},
 	{ID: "F9", FD2: FD2File, Note: "wurlitzer's capture made before the sink is installed (ext.setup again after it)"},
+	{ID: "F10", FD2: FD2File, Note: "the crash is a real SIGTERM raised on the main thread at the model's point (the header's sink: in its observer's kept_outside, its lock held; the others: once the sink returned), its handler logging through logjam::fatal"},
 	{ID: "U1", FD2: FD2File},
 	{ID: "U2", FD2: FD2File},
 	{ID: "U3", FD2: FD2File},

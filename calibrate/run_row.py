@@ -411,6 +411,14 @@ def row_F3():
     call("execute", body)
 
 
+def row_F10():
+    sys.stderr = Capture()
+    # A destructor: 2 lines outside any call (GIL held), kept process-wide
+    # for the capture; the crash handler interrupts the 2nd (SIGTERM).
+    ext.arm_crash(2)
+    ext.execute_logging("I", 2, 73, -1)
+
+
 def row_F5():
     sys.stderr = Capture()
     # Another thread's destructor: 2 lines outside any call (GIL held),

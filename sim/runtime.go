@@ -71,6 +71,8 @@ type Runtime struct {
 
 	clockMu sync.Mutex
 	lastUS  int64
+
+	crash crash // a crash handler armed to interrupt a line (ArmCrash)
 }
 
 // New builds the runtime of one child process. The main thread holds the GIL.
@@ -161,7 +163,9 @@ func (rt *Runtime) LogBytes(t *Thread, lvl Level, file string, lineNo int, msg [
 	}
 	rt.Tel.Emit(telemetry.Line{Seq: l.Seq, Thread: t.Name, Daemon: t.Daemon, Level: string(lvl),
 		InCall: t.depth > 0, Replaced: rt.In.StderrReplaced(), B: l.Bytes})
+	rt.crash.logged(t)
 	rt.SinkOf(t).Emit(t, l)
+	rt.CrashPoint(t)
 	if lvl == Fatal {
 		rt.Abort("fatal log line")
 	}

@@ -6,6 +6,9 @@
 
 namespace {
 
+void crash_logged();  // crash.hpp: row F10's crash, counted and raised around the sink
+void crash_point();
+
 std::atomic<int> g_seq{0};
 std::mutex g_clock_mu;
 long long g_last_us = -1;
@@ -64,7 +67,9 @@ void et_log(char level, const std::string &file, int lineno, const std::string &
     emit("line", "\"seq\":" + std::to_string(seq) + ",\"thread\":" + jstr(ts.name) + ",\"daemon\":" + (ts.daemon ? "true" : "false") +
                    ",\"level\":\"" + std::string(1, level) + "\",\"in_call\":" + (in_call() ? "true" : "false") +
                    ",\"replaced\":" + (stderr_replaced() ? "true" : "false") + ",\"b\":\"" + base64(b) + "\"");
+  crash_logged();
   logjam::log(level, b);
+  crash_point();
   if (level == 'F') {
     emit("abort", "\"why\":\"fatal log line\"");
     abort();

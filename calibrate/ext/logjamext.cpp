@@ -37,6 +37,7 @@
 #include "fork.hpp"        // D5's sink-lock holder
 #include "barrier.hpp"     // the schedule threads' wait states, the barriers
 #include "schedules.hpp"   // random-found rows' schedules
+#include "crash.hpp"       // row F10's crash handler
 
 namespace {
 
@@ -62,6 +63,7 @@ PyMethodDef methods[] = {
     {"sigint_tid", m_sigint_tid, METH_NOARGS, "the thread the last SIGINT's C handler ran on"},
     {"watch", m_watch, METH_VARARGS, ""},
     {"execute_logging", m_execute_logging, METH_VARARGS, ""},
+    {"arm_crash", m_arm_crash, METH_VARARGS, "arm_crash(n): row F10's crash handler interrupts this thread's n-th line from now"},
     {"hold_sink_lock", m_hold_sink_lock, METH_NOARGS, "hold_sink_lock(): a native thread T1 holds the sink's own lock until a fork begins"},
     {"join_sink_holder", m_join_sink_holder, METH_NOARGS, ""},
     {"execute_pool", m_execute_pool, METH_VARARGS, "execute_pool(workers, n, msglen): its pool's native threads log; joined with the GIL held"},

@@ -234,6 +234,7 @@ struct TelemetryObserver : logjam::Observer {
     ::emit("fatal-flush", "\"thread\":" + jstr(ts.name) + ",\"fatal\":" + std::to_string(t_seq) + ",\"written\":" + w + ",\"left\":" + std::to_string(left));
   }
   void fd2_write(bool begin) override { g_direct_tid.store(begin ? gettid_() : 0); }
+  void kept_outside() override { crash_point(); }  // row F10: the crash may arrive here, the sink's lock held
 };
 
 }  // namespace

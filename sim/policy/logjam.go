@@ -174,6 +174,7 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 			p.lastAdded = map[*sim.Thread]uint64{}
 		}
 		p.lastAdded[t] = p.added
+		p.rt.CrashPoint(t) // row F10: a crash handler may run here, the keep's lock held
 		p.mu.Release(t)
 		p.rt.Route(t, l, "kept", "outside a call, sys.stderr replaced or no room: kept process-wide")
 	}
@@ -189,9 +190,17 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 // first), and never for a flush in flight (one that took process-wide
 // lines re-takes the GIL before it counts itself done).
 func (p *logjamSink) fatal(t *sim.Thread, l sim.Line) {
-	p.mu.Acquire(t)
+	// A crash handler may run on the thread that holds the keep's lock
+	// (row F10): never wait for it then; the keep is whole (the handler
+	// ran after its change), so its lines go too.
+	mine := p.mu.HeldBy(t)
+	if !mine {
+		p.mu.Acquire(t)
+	}
 	note, lines := p.outside.Take()
-	p.mu.Release(t)
+	if !mine {
+		p.mu.Release(t)
+	}
 	tk := taken{note: note, lines: lines}
 	if t.InCall() {
 		tk = tk.then(p.take(t))

@@ -19,6 +19,7 @@ func init() {
 	play(&Program{ID: "F7", Run: func(e *Env) *sim.PyErr { return forwardedContextThenFatal(e, sim.IPyKernel) }})
 	play(&Program{ID: "F8", Run: func(e *Env) *sim.PyErr { return importedUnderCaptureThenFatal(e, sim.IPyKernel) }})
 	play(&Program{ID: "F9", Run: func(e *Env) *sim.PyErr { return importedUnderCaptureThenFatal(e, sim.Wurlitzer) }})
+	play(&Program{ID: "F10", Run: crashWhileKeepingALine})
 }
 
 // The context every F program logs before it crashes, hangs or dies.
@@ -111,6 +112,29 @@ func stallThenFatal(e *Env) *sim.PyErr {
 		return nil // not reached: a fatal line aborts
 	})
 	return nil
+}
+
+// crashWhileKeepingALine (F10): a runtime's crash handler (glog's or
+// absl's failure signal handler: a SIGTERM from a supervisor, a SIGSEGV)
+// runs on the main thread while the sink handles a line logged outside
+// any call, and logs its Fatal line through the sink from the signal
+// handler:
+//
+//	sys.stderr = io.StringIO()
+//	module.cleanup()   # a destructor: 2 lines outside any call, GIL held;
+//	                   # the signal arrives while the sink handles the 2nd:
+//	                   # where it keeps it, its own lock held, or once done
+//	# the handler: ET_LOG(Fatal) through the sink, then abort()
+func crashWhileKeepingALine(e *Env) *sim.PyErr {
+	rt := e.RT
+	rt.In.SetStderr(sim.NewMemStream("StringIO"))
+	rt.ArmCrash(e.Main, 2, func(t *sim.Thread) {
+		rt.Log(t, sim.Fatal, "crash_handler.cpp", 77, "*** SIGTERM received: the crash handler's context ***")
+	})
+	for i := 0; i < 2; i++ {
+		rt.Log(e.Main, sim.Info, "module.cpp", 58, "%s", sim.Filler(i, lineMsg128))
+	}
+	return nil // not reached: the handler aborts
 }
 
 // otherThreadKeptThenFatal (F5): the fatal path meets lines another thread

@@ -41,7 +41,10 @@ var _ = Describe("a call that crashes, hangs or logs a fatal line", func() {
 			// F8: captured before the import; ipykernel's OutStream names its saved copy of the old fd 2.
 			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F8"}}, toTheOutlivingCopy, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.OK),
 			// F9: the contract's edge (docs/CONTRACT.md): nothing names wurlitzer's saved copy, and no sink gets the lines out.
-			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "F9"}}, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost)),
+			suitekit.Row(cell.Spec{Cell: scenario.Cell{Scenario: "F9"}}, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost, verdict.Lost),
+			// F10: a crash handler's Fatal line from a signal handler that interrupted logjam keeping a line
+			// process-wide, its lock held: the fatal path never waits for its own thread, and writes the keep.
+			suitekit.RowThen(cell.Spec{Cell: scenario.Cell{Scenario: "F10"}}, keptLinesThenTheCrashLine, verdict.Lost, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.OK)),
 	)
 })
 
@@ -170,3 +173,23 @@ func toTheOutlivingCopy(out *cell.Outcome) {
 
 // contextLines is the context every F program logs before its end.
 const contextLines = 3
+
+// keptLinesThenTheCrashLine: F10 is OK only with every line on fd 2, in
+// order, before the crash handler's Fatal line, and logjam owes it to its
+// fatal path, run on the thread that held the keep's lock: it wrote the
+// thread's 2 lines kept process-wide.
+func keptLinesThenTheCrashLine(out *cell.Outcome) {
+	if out.Observed == verdict.OK {
+		By("finding on fd 2 both lines in the order logged, then the crash handler's Fatal line")
+		Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
+	}
+	if out.Policy != "logjam" {
+		return
+	}
+	By("owing logjam's OK to its fatal path, run on the thread that held the keep's lock: it wrote the 2 kept lines")
+	written := 0
+	for _, f := range out.Transcript.FatalFlushes {
+		written += len(f.Written)
+	}
+	Expect(written).To(Equal(2))
+}

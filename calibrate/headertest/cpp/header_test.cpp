@@ -1315,6 +1315,38 @@ void expect_abort_with(Child &c, ht::Pipe &p, const std::string &want) {
 
 }  // namespace
 
+// Row F10's rule: a crash handler runs from a signal handler that
+// interrupted the thread keeping a line process-wide, the sink's lock held.
+// The fatal path does not wait for that lock (its own thread's) and reads
+// the keep as it is (its change was done): the kept lines, then the Fatal
+// line. The model pins it in row F10.
+struct CrashAtTheSecondKeep : logjam::Observer {
+  int kept = 0;
+  void kept_outside() override {
+    if (++kept == 2) raise(SIGSEGV);  // the signal arrives here, the sink's lock held
+  }
+};
+
+TEST(Fatal, FromASignalHandlerWhileKeepingALineTheKeptLinesGoFirst) {
+  std::string fatal = line("F", 0);
+  memcpy(crash_line, fatal.data(), fatal.size());
+  crash_line_n = fatal.size();
+  ht::Pipe p = ht::one_page_pipe();
+  Child c;
+  ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
+    struct sigaction sa {};
+    sa.sa_handler = crash_handler;
+    sigaction(SIGSEGV, &sa, nullptr);
+    PyRun_SimpleString("import sys, io\nsys.stderr = io.StringIO()\n");  // captured: outside lines are kept
+    static CrashAtTheSecondKeep o;
+    logjam::set_observer(&o);
+    ctl.say("aborting");
+    ht::log_all("o", 0, 2);  // a destructor: outside any call, GIL held
+    return "the crash handler returned";
+  });
+  expect_abort_with(c, p, lines("o", 0, 2) + line("F", 0));
+}
+
 // A Fatal line on an in-process forwarder's pipe goes, with what the pipe
 // holds and the call's lines, to the descriptor still open on what fd 2 was
 // at install (the forwarder's saved copy): the pipe dies with the process.

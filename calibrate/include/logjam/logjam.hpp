@@ -71,6 +71,9 @@ struct Observer {
   virtual void outliving_copy(int fd, size_t drained) { (void)fd; (void)drained; }
   // A write to fd 2 that may block with the GIL held begins / ends.
   virtual void fd2_write(bool begin) { (void)begin; }
+  // A line logged outside a call was kept process-wide; the sink's lock
+  // is still held (calibrate's row F10 raises its crash here).
+  virtual void kept_outside() {}
 };
 
 namespace detail {
@@ -991,6 +994,7 @@ class Logjam : public Sink {
     outside_.add(b);
     last_added() = ++added_;
     outside_kept_.store(true);
+    observer().kept_outside();
   }
 
   bool exit() override {
@@ -1079,16 +1083,19 @@ class Logjam : public Sink {
   // allocates nothing (the kept lines are written in place, the note
   // formatted on the stack) and waits for no lock without a bound but the
   // stdio lock (recursive, as glibc's is: the thread it interrupted may
-  // hold it). mu_ is tried for at most the room wait, never when this
-  // thread holds it (the signal interrupted it keeping a line: it would
-  // wait for itself for ever), and the process-wide lines are then left
-  // out; the call's kept lines are left out when the signal interrupted
-  // their own change (read torn otherwise). Fatal.FromASignalHandler*
-  // pin it. Only the first fatal line writes the kept lines.
+  // hold it). mu_ is tried for at most the room wait (another thread's),
+  // never when this thread holds it (the signal interrupted it keeping a
+  // line: it would wait for itself for ever); then the process-wide lines
+  // are read as they are, unless the signal interrupted their change. The
+  // call's kept lines too are left out when the signal interrupted their
+  // own change (read torn otherwise). Fatal.FromASignalHandler* and row
+  // F10 pin it. Only the first fatal line writes the kept lines.
   void fatal(std::string_view b) {
     fd2::detail::in_fatal().store(true);
     bool first = !fatal_wrote_.exchange(true);
-    bool outside = first && mu_owner_.load() != std::this_thread::get_id() && lock_within(kRoomWaitMs);
+    bool mine = mu_owner_.load() == std::this_thread::get_id();
+    bool locked = first && !mine && lock_within(kRoomWaitMs);
+    bool outside = locked || (first && mine && !outside_.changing());
     // call() only in a call: its first use on a thread constructs it.
     bool own = first && in_call() && !call().kept.changing();
     auto each = [&](auto &&f) {
@@ -1109,7 +1116,7 @@ class Logjam : public Sink {
       fatal_flush_event(each, n, 0);
       observer().outliving_copy(out, drained);
       fd2::write_to(out, b.data(), b.size());
-      unlock_outside(outside);
+      unlock_outside(locked);
       return;
     }
     size_t all = 0;
@@ -1135,7 +1142,7 @@ class Logjam : public Sink {
       }
       fatal_flush_event(each, wrote, all - wrote);
     }
-    unlock_outside(outside);
+    unlock_outside(locked);
     fd2::direct(b);
   }
 

@@ -1,0 +1,55 @@
+package sim
+
+import "sync"
+
+// A runtime's crash handler (docs/SCENARIOS.md, row F10): glog's and
+// absl's failure signal handlers log their Fatal context from the signal
+// handler, on whatever the interrupted thread was doing, and abort. The
+// model runs it on the thread at one chosen point of the handling of one
+// line: where the sink keeps the line, its own lock held (a policy calls
+// CrashPoint there), or once the sink is done with the line (Log calls it
+// after Emit) for a sink that keeps nothing there. The real column raises
+// the signal at the same two points.
+type crash struct {
+	mu      sync.Mutex
+	t       *Thread
+	line    int // the t's line, counted from the arming, whose handling the signal interrupts
+	seen    int
+	fired   bool
+	handler func(t *Thread)
+}
+
+// ArmCrash makes the line-th line t logs from now on (1 for the next) be
+// interrupted by the crash handler handler (it logs its Fatal line and
+// the process aborts).
+func (rt *Runtime) ArmCrash(t *Thread, line int, handler func(t *Thread)) {
+	rt.crash.mu.Lock()
+	defer rt.crash.mu.Unlock()
+	rt.crash.t, rt.crash.line, rt.crash.seen, rt.crash.fired, rt.crash.handler = t, line, 0, false, handler
+}
+
+// logged counts a line of t toward the armed crash.
+func (c *crash) logged(t *Thread) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.t == t && !c.fired {
+		c.seen++
+	}
+}
+
+// CrashPoint runs the armed crash handler on t if t is handling the line
+// it interrupts: a policy calls it where it keeps a line, its own lock
+// held; Log calls it once the policy is done with the line.
+func (rt *Runtime) CrashPoint(t *Thread) {
+	c := &rt.crash
+	c.mu.Lock()
+	fire := c.t == t && !c.fired && c.seen == c.line
+	if fire {
+		c.fired = true
+	}
+	h := c.handler
+	c.mu.Unlock()
+	if fire {
+		h(t)
+	}
+}
