@@ -122,6 +122,9 @@ func Class(s schedule.Schedule, v verdict.Verdict, cycle string) string {
 	if k.Abort != nil && len(k.Threads) > 1 && v != verdict.OK {
 		why = append(why, "threads at the abort")
 	}
+	if k.Crash != nil && v != verdict.OK {
+		why = append(why, "crash handler")
+	}
 	if e := k.FD2.Errors; e != nil && v != verdict.OK {
 		why = append(why, "fd2 "+e.Errno)
 	}

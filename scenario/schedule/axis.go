@@ -60,6 +60,7 @@ var Axes = []Axis{
 	handlerAxis{},
 	forwarderFatalAxis{},
 	forkAxis{},
+	crashAxis{},
 }
 
 // noAxisPart is what an axis embeds for the parts it has none of.

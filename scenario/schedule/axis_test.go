@@ -22,7 +22,7 @@ func TestEveryAxisIsRegisteredOnce(t *testing.T) {
 	owner := map[string]string{
 		"FD2": "fd2", "Stderr": "stderr", "Interrupts": "sigint", "Threads": "threads",
 		"Abort": "abort", "OutsideCalls": "outside", "DaemonThreads": "daemons", "PythonHandler": "handler",
-		"ForkPart": "fork",
+		"ForkPart": "fork", "CrashPart": "crash",
 	}
 	sink := reflect.TypeOf(Sink{})
 	for i := range sink.NumField() {

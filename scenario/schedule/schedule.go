@@ -89,6 +89,7 @@ type Sink struct {
 	DaemonThreads
 	PythonHandler
 	ForkPart
+	CrashPart
 }
 
 // Encode is the schedule as one command-line word: base64 (URL alphabet,

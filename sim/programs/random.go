@@ -106,6 +106,7 @@ func (p *sinkPlayer) play() *sim.PyErr {
 			p.startStall(main, i)
 		}
 	}
+	p.armCrash()
 	p.outside(main, k.Outside, k.OutsideText)
 	if err := p.fork(); err != nil {
 		return err

@@ -1,0 +1,123 @@
+package schedule
+
+import (
+	"fmt"
+
+	"logjam/scenario"
+)
+
+// Crash is a runtime's crash handler (row F10's shape: glog's or absl's
+// failure signal handler, on a SIGTERM or a SIGSEGV) run on the main thread
+// while the sink handles its At-th line outside any call (1: the first of
+// Sink.Outside, logged once every other thread is joined): where the sink
+// keeps the line, its own lock held, or once the sink is done with it. The
+// handler logs a Fatal line through the sink and the runtime aborts.
+type Crash struct {
+	At int `json:"at"`
+}
+
+// CrashPart is a schedule's crash (embedded in Sink; nil: none).
+type CrashPart struct {
+	Crash *Crash `json:"crash,omitempty"`
+}
+
+// crashAxis is Sink.Crash.
+type crashAxis struct{ noAxisPart }
+
+func (crashAxis) Name() string { return "crash" }
+
+// Validate: the crash interrupts one of the main thread's lines outside a
+// call, and a run has one ending.
+func (crashAxis) Validate(k *Sink) error {
+	c := k.Crash
+	switch {
+	case c == nil:
+	case c.At < 1 || c.At > k.Outside:
+		return fmt.Errorf("crash at line %d outside a call (accepted: 1 to outside, %d)", c.At, k.Outside)
+	case k.Abort != nil:
+		return fmt.Errorf("crash with an abort (a run has one ending)")
+	}
+	return nil
+}
+
+// InContract: what a crash handler's Fatal line may meet and still lose
+// nothing a correct sink could save (docs/CONTRACT.md, "A crash handler's
+// Fatal line"): fd 2 not stalled and not a forwarder's pipe (what the
+// fatal path finds kept, or what the forwarder holds, would meet a full
+// pipe or die in it), no Ctrl-C on the way (one would end the script
+// before its lines outside a call), nothing after the crash that the run
+// would never reach (the daemons, the fork), and with sys.stderr replaced
+// no call that logged before it (what its exit flushed to the in-memory
+// stream dies with the process, as at an abort).
+func (crashAxis) InContract(s Schedule) error {
+	k := s.Sink
+	if k.Crash == nil {
+		return nil
+	}
+	switch {
+	case k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0:
+		return outside("a crash with fd 2 stalled (what the fatal path finds kept meets the full pipe)")
+	case k.FD2.forwarded():
+		return outside("a crash with fd 2 %s (a chunk the forwarder read waits for the GIL in its hands and dies)", k.FD2.Kind)
+	case k.Sigint != "" || k.stallSigint() || k.Stderr.Kind == StderrInterrupt || k.Stderr.Kind == StderrSignalWait:
+		return outside("a crash with a Ctrl-C in the run (it may end the script before the lines the crash interrupts)")
+	case k.Daemons > 0 || k.Fork != nil:
+		return outside("a crash with daemons or a fork (the run never reaches them)")
+	case k.Stderr.Kind != StderrOriginal && k.callsLogged():
+		return outside("a crash with sys.stderr replaced after calls that logged (their lines, flushed to it, die with it)")
+	}
+	return nil
+}
+
+// callsLogged: some call (nested, or its pool's workers) logged a line.
+func (k *Sink) callsLogged() bool {
+	for _, t := range k.Threads {
+		for _, c := range t.Calls {
+			if c.Lines > 0 || c.Pool != nil && c.Pool.Lines > 0 || c.Nested != nil && (c.Nested.Lines > 0 || c.Nested.Pool != nil && c.Nested.Pool.Lines > 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Arrange: the run dies in the handler.
+func (crashAxis) Arrange(k *Sink, c *scenario.Contract) {
+	if k.Crash != nil {
+		c.Ends = scenario.EndsAbort
+	}
+}
+
+func (crashAxis) Faults(k *Sink) int { return b2i(k.Crash != nil) }
+
+func (crashAxis) Steps(s Schedule) []Step {
+	c := s.Sink.Crash
+	if c == nil {
+		return nil
+	}
+	return []Step{
+		change(PhasePart, "no crash", func(c *Schedule) { c.Sink.Crash = nil }),
+		count(PhaseDetail, "crash at", c.At, func(c *Schedule, n int) { c.Sink.Crash.At = max(1, n) }),
+	}
+}
+
+// Draw: a run that logs lines outside a call at its end, with no abort,
+// crashes there one time in three, at any of them; the daemons and the
+// fork it would never reach are dropped with it.
+func (crashAxis) Draw(d Drawer, s *Schedule) {
+	k := s.Sink
+	if k.Outside == 0 || k.Abort != nil {
+		return
+	}
+	if d.IntRange(0, 2, "crash?") > 0 {
+		return
+	}
+	c := *k
+	c.Crash = &Crash{At: d.IntRange(1, k.Outside, "crash at")}
+	c.Daemons, c.GILDroppedMs, c.Fork = 0, 0, nil
+	t := *s
+	t.Sink = &c
+	if t.Validate() == nil && t.InContract() == nil {
+		*k = c
+	}
+}
