@@ -46,13 +46,7 @@ func TestASinkRunsHTMLLoadsInHeadlessChromium(t *testing.T) {
 	run, cells := sinkSample()
 	fams := Group(cells)
 	dom, shown := renderInBrowser(t, run, fams, dir)
-	for _, f := range fams {
-		for _, r := range f.Rows {
-			if !shown[r.Name] {
-				t.Errorf("the browser shows no cell %q", r.Name)
-			}
-		}
-	}
+	expectEveryCellShown(t, fams, shown)
 	if len(shown) != 3 {
 		t.Errorf("the DOM shows %d cells; the sink run has 3", len(shown))
 	}

@@ -84,13 +84,7 @@ func TestHTMLLoadsInHeadlessChromiumAndShowsEveryCell(t *testing.T) {
 	run, cells := nightlySample(dir)
 	fams := Group(cells)
 	dom, shown := renderInBrowser(t, run, fams, dir)
-	for _, f := range fams {
-		for _, r := range f.Rows {
-			if !shown[r.Name] {
-				t.Errorf("the browser shows no cell %q", r.Name)
-			}
-		}
-	}
+	expectEveryCellShown(t, fams, shown)
 	if m := shownAttr.FindStringSubmatch(dom); m[1] != "5" || len(shown) != 5 {
 		t.Errorf("the page counted %s cells and the DOM has %d; want 5", m[1], len(shown))
 	}
@@ -169,13 +163,7 @@ func TestAFullSizeMatrixShowsEveryCellInChromium(t *testing.T) {
 	fams := Group(cells)
 	dom, shown := renderInBrowser(t, run, fams, dir)
 	n := Count(fams).Cells
-	for _, f := range fams {
-		for _, r := range f.Rows {
-			if !shown[r.Name] {
-				t.Errorf("the browser shows no cell %q", r.Name)
-			}
-		}
-	}
+	expectEveryCellShown(t, fams, shown)
 	if m := shownAttr.FindStringSubmatch(dom); m[1] != strconv.Itoa(n) || len(shown) != n {
 		t.Errorf("the page counted %s cells and the DOM has %d; the matrix has %d", m[1], len(shown), n)
 	}
@@ -203,4 +191,16 @@ func renderInBrowser(t *testing.T, run Run, fams []Family, dir string) (dom stri
 		shown[html.UnescapeString(m[1])] = true
 	}
 	return dom, shown
+}
+
+// expectEveryCellShown fails for each cell of fams the browser did not show.
+func expectEveryCellShown(t *testing.T, fams []Family, shown map[string]bool) {
+	t.Helper()
+	for _, f := range fams {
+		for _, r := range f.Rows {
+			if !shown[r.Name] {
+				t.Errorf("the browser shows no cell %q", r.Name)
+			}
+		}
+	}
 }
