@@ -89,8 +89,7 @@ func (h *readerHold) busyLocked(t *Thread) bool {
 // (MarkFD2Read, FD2.AskReader) unless it is held. A hold starts before
 // this ask or after its answer (mu): asked of a reader held meanwhile, the
 // answer (the pipe read empty) would never come, and the proxy's reads
-// wait for this thread (random search: logjam, seed 114, HANG with no
-// cycle in 2 of 24 plays).
+// would wait for this thread: a HANG with no cycle (no test pins it).
 func (h *readerHold) askUnheld() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -197,11 +196,11 @@ func (h *readerHold) wait(t *Thread, _ []byte, interruptible bool) (moved int, w
 // parent's reads are not the model's events yet, they are from this write
 // on (held, and t first in the queue, in one step), and only then is the
 // reader asked to hold (MarkFD2Hold) and parentReads started; then t waits
-// for its turn as any writer behind a held reader does. Before, t queued
-// only once the parent had answered the hold: meanwhile another thread's
-// line went straight into the pipe or queued behind t as that round trip
-// fell (random search: merged, nightly seed 111274240, LOST or DOUBLEINT;
-// docs/TRUST.md, "Whose bytes the parent's read lets in").
+// for its turn as any writer behind a held reader does. Queued only once
+// the parent had answered the hold, t would let another thread's line go
+// straight into the pipe or queue behind t as that round trip fell (LOST
+// or DOUBLEINT by the parent's pace; docs/TRUST.md, "Whose bytes the
+// parent's read lets in"; no test pins the one step).
 func (h *readerHold) holdAndWait(t *Thread, interruptible bool) (woke bool) {
 	if interruptible && h.room.wake.pending() {
 		return true
@@ -271,8 +270,8 @@ func (h *readerHold) parentReads(hold int) {
 // blocked write and has not yet decided, or its SIGINT has not yet reached
 // the model; SIGINTSettled that it is done. Meanwhile the held reader does
 // not read (parentReads): whether a read came before the SIGINT ended the
-// write, and so whether the hold ended with it, was the scheduler's
-// (random search: merged, nightly seed 111274240).
+// write, and so whether the hold ended with it, would be the scheduler's
+// (no test pins it).
 func (f *FD2) SIGINTDue() { f.hold.addSIGINTsDue(1) }
 
 // SIGINTSettled ends a SIGINTDue.

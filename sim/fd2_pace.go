@@ -8,12 +8,12 @@ import "logjam/pipes"
 // the write then takes at most the pipe's capacity; what is left of it
 // meets a full pipe, and holds the reader, whatever the reader's pace. -1:
 // no bound (another fd 2, a held reader, or a stalled one with bytes left:
-// the kernel's answer is then the model's already). Before, whether the
+// the kernel's answer is then the model's already). Otherwise whether the
 // parent read during a write bigger than the pipe, or had read the last
-// one's bytes, decided whether it blocked and held the reader, and a
-// room check beside it found room or none (random search: adaptive, a
-// flush of 15,106 bytes into a 4,096-byte pipe, nightly seed 709180663,
-// BADESC or OK; docs/TRUST.md, "A write the reader kept up with").
+// one's bytes, would decide whether it blocked and held the reader, and
+// whether a room check beside it found room (docs/TRUST.md, "A write the
+// reader kept up with"; pinned by
+// TestAWriteFindsWhatTheReaderLeftReadWhateverItsPace).
 func (f *FD2) unheldRoom() int {
 	if f.pipeCap <= 0 || !f.holdable() || f.Held() {
 		return -1

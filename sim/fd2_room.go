@@ -177,16 +177,15 @@ func (r *PipeRoom) awaitRead(t *Thread, interruptible bool, before, queued func(
 // flush) has reached its next wait (for room on fd 2, a lock, the GIL) or
 // ended. The holder got the GIL from such a thread, or past it; without
 // this, whether that thread's write(2) found the pipe before or after the
-// holder's lines was the scheduler's (random search: merged, nightly seed
-// 111274240, a flush that drops the GIL and another thread's lines logged
-// with it held: LOST or DOUBLEINT; docs/TRUST.md, "Whose bytes the
-// parent's read lets in"). It also comes once the writers whose turn a
-// read has made (Drained) have taken it: the room a read frees is theirs
-// first. A writer whose write(2) ended in its turn and went on with the
-// GIL otherwise met the room of the next writer's turn taken or not
-// (random search: adaptive, macOS, seed 93194 of the determinism
-// measurement: HANG or OK; docs/TRUST.md, "A turn taken after the
-// GIL's holder wrote").
+// holder's lines would be the scheduler's (docs/TRUST.md, "Whose bytes the
+// parent's read lets in"; pinned by
+// TestAWriteInFlightReachesFD2BeforeTheGILHoldersLine). It also comes once
+// the writers whose turn a read has made (Drained) have taken it: the room
+// a read frees is theirs first. A writer whose write(2) ended in its turn
+// and went on with the GIL would otherwise meet the room of the next
+// writer's turn taken or not (docs/TRUST.md, "A turn taken after the GIL's
+// holder wrote"; pinned by suites/random's entry "seed 93194: adaptive
+// HANG (a GIL holder's room check waits for the turns a read made)").
 func (f *FD2) AwaitInFlight(t *Thread) {
 	if t == nil {
 		return

@@ -201,9 +201,9 @@ func (rt *Runtime) WaitDrained(t *Thread) {
 	// Drained means no write is under way either: another thread's write
 	// that waits for room, or runs with the GIL dropped, puts the rest of
 	// its bytes in after an empty moment, and whether they filled a pipe
-	// stalled in that moment was the scheduler's (random search: merged,
-	// seed 5051036, a flush still writing when a stall began, LOST or OK;
-	// docs/TRUST.md, "A write under way at a stall").
+	// stalled in that moment would be the scheduler's (docs/TRUST.md, "A
+	// write under way at a stall"; pinned by suites/random's entry "seed
+	// 5051036: merged LOST (a stall begins once no write is under way)").
 	drained := func() bool {
 		rt.G.mu.Lock()
 		writing := rt.othersWritingLocked(t)
@@ -215,11 +215,10 @@ func (rt *Runtime) WaitDrained(t *Thread) {
 		return err != nil || n == 0
 	}
 	if drained() {
-		// Drained already: no wait is shown, not even for an instant (an
-		// observer that acts when a thread waits for room on fd 2 caught
-		// it or not as the scheduler ran it: random search, seed 41205,
-		// the stall felt by a check of an empty pipe, no SIGINT, MISROUTED
-		// instead of LOST).
+		// Drained already: no wait is shown, not even for an instant: an
+		// observer that acts when a thread waits for room on fd 2 would
+		// catch it or not as the scheduler ran it, and a stall would be
+		// felt by a check of an empty pipe (no test pins it).
 		return
 	}
 	rt.G.waitOn(t, rt.FD2.Room(), func() {

@@ -72,11 +72,11 @@ func (s *Signals) listen() {
 // arrive is a real SIGINT reaching the model: the pending flag and the
 // wake-up of a blocked write(2) are one step (a check of the flag waits for
 // it, s.mu), and only then do the threads waiting for a SIGINT wake
-// (onTrip). Before, the flag woke them first: the main thread could take
+// (onTrip). Were they woken by the flag first, the main thread could take
 // the KeyboardInterrupt and begin a blocking write whose call the late
 // wake-up then ended (EINTR), or not, as the scheduler ran this goroutine
-// (random search: merged, nightly seed 380778263, DOUBLEINT or LOST;
-// docs/TRUST.md, "A signal's two halves").
+// (DOUBLEINT or LOST; docs/TRUST.md, "A signal's two halves"; pinned by
+// TestAWriteBegunAfterASIGINTIsNotEndedByIt).
 func (s *Signals) arrive() {
 	s.in.Tel.Emit(telemetry.Signal{Signal: "SIGINT"})
 	s.mu.Lock()

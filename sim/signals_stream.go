@@ -17,11 +17,13 @@ import "logjam/telemetry"
 // The threads one signal wakes take the GIL back in the order the threads
 // were made (the main thread, whose wait the signal interrupts, first),
 // and until each is queued for it, no other thread's switch or release
-// passes it by. Before, they reached the GIL's queue as their goroutines
-// ran: T1 could log its call's lines and switch between two calls before
-// the main thread was queued, keep the GIL and wait for the main thread's
-// backend lock (random search: pystderr, determinism seed 41646, CRASH or
-// HANG; docs/TRUST.md, "The threads a signal wakes").
+// passes it by. Reaching the GIL's queue as their goroutines ran, T1 could
+// log its call's lines and switch between two calls before the main thread
+// was queued, keep the GIL and wait for the main thread's backend lock
+// (CRASH or HANG; docs/TRUST.md, "The threads a signal wakes"; pinned by
+// TestTheThreadsASignalWakesTakeTheGILInTheOrderMade and suites/random's
+// entry "seed 41646: pystderr CRASH (the threads a SIGINT wakes take the
+// GIL in the order made)").
 type SignalWaitStream struct {
 	*MemStream
 	in    *Interp

@@ -136,9 +136,9 @@ func (t *Thread) awaitReleaseBarrier(native bool) {
 // behind the others in one step, after ReleaseGIL's barrier; with no
 // waiter, t keeps it. As ReleaseGIL then AcquireGIL, a waiter given the
 // GIL could drop it and take it back, as often as the scheduler let it,
-// before t was queued (random search: buffered, nightly seed 600698940, a
-// daemon's flushes before the exit, CRASH or OK; docs/TRUST.md, "The eval
-// loop's switch").
+// before t was queued (a daemon's flushes before the exit: CRASH or OK;
+// docs/TRUST.md, "The eval loop's switch"; pinned by
+// TestASwitchQueuesBeforeTheWaiterRuns).
 func (t *Thread) SwitchGIL() {
 	t.awaitReleaseBarrier(false)
 	t.in.GIL.switchTo(t)

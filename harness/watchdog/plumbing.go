@@ -103,10 +103,10 @@ func (p *plumbing) closeAll() {
 // until drain stops waiting, but only for pipes that hold no unread bytes
 // (FIONREAD; off Linux, unknown: it stops):
 // what the group wrote before it died is finite and is always read. A
-// reader that fell behind on a loaded machine lost the child's last events
-// (random search: buffered, seed 7072768, an abort whose "abort" event was
-// still in the pipe, CRASH once in 60 plays; docs/TRUST.md). unreadCap
-// bounds the wait for a writer that escaped and never stops writing.
+// reader that fell behind on a loaded machine would lose the child's last
+// events, the ones that decide a verdict (an abort's "abort" event; pinned
+// by TestEventsStillInThePipeAtTheDeadlineAreRead). unreadCap bounds the
+// wait for a writer that escaped and never stops writing.
 func (p *plumbing) drain(telemetryDone <-chan struct{}, until time.Time) {
 	files := append([]*os.File{p.telemetry}, pipesOf(p.captures())...)
 	pending := []<-chan struct{}{telemetryDone}

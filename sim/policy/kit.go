@@ -79,8 +79,9 @@ const RoomWait = 100 * time.Millisecond
 //
 // It looks only once no other thread's write is in flight
 // (FD2.AwaitInFlight): whether a write that just let the GIL go has
-// filled the pipe, or held its reader, is then the model's state (random
-// search: merged, nightly seed 293725235).
+// filled the pipe, or held its reader, is then the model's state, not the
+// scheduler's. No test pins this wait: the write's own (fd2_write.go)
+// is what TestAWriteInFlightReachesFD2BeforeTheGILHoldersLine pins.
 func (k *kit) roomCheck(t *sim.Thread, wait time.Duration, careful bool) (room bool) {
 	if k.rt.FD2.Kind != sim.FDPipe {
 		return true

@@ -121,8 +121,9 @@ func (p *logjamSink) Emit(t *sim.Thread, l sim.Line) {
 	case t.InCall() && c.stalled: // re-check with no wait; on room, catch up and go direct
 		// On a pipe the check is a try of the oldest kept line, not poll:
 		// a one-page pipe holding anything is never writable to poll, yet
-		// takes a line that fits (random search: seed 4050971, lines kept
-		// after one EAGAIN while the pipe had room, lost at a Fatal abort).
+		// takes a line that fits (pinned by suites/random's entry "seed
+		// 4050971: logjam OK (a stalled call re-checks a pipe by trying its
+		// oldest kept line)").
 		pipe := p.rt.FD2.Kind == sim.FDPipe
 		if (pipe || p.roomNow(t)) && p.rt.Stdio.TryAcquire(t) {
 			first := RoomWait
@@ -299,8 +300,9 @@ func (p *logjamSink) catchUpLocked(t *sim.Thread, c *callState, first time.Durat
 // returns how many were left at the first that did not go out; the first
 // line's bound is first. A line is tried, not only fd 2 polled: a one-page
 // pipe holding anything is never writable to poll, yet takes a line that
-// fits (random search: seed 4050971, a Fatal line's kept lines left while
-// the pipe had room: LOST). The stdio lock is held.
+// fits (pinned by suites/random's entry "hand-made: logjam OK (the fatal
+// path tries each kept line, EAGAIN just before a Fatal abort)"). The
+// stdio lock is held.
 func (p *logjamSink) writeEachBounded(t *sim.Thread, all [][]byte, first time.Duration) (left int) {
 	for i, b := range all {
 		wait := RoomWait

@@ -56,10 +56,11 @@ type sinkPlayer struct {
 	// resumes counts the fd2-resume marks sent. The reader's stop is one
 	// state: stalls felt by one blocked write end with the first resume,
 	// and each observer sends its resume only if none came since its stall
-	// began (sendResume). Two timed stalls felt by one write each sent
-	// one, and the later, sent after a new stall had begun, ended that
-	// stall at once (random search: adaptive, seed 4049447, LOST or OK;
-	// docs/TRUST.md).
+	// began (sendResume): otherwise two timed stalls felt by one write
+	// each send one, and the later, sent after a new stall began, ends
+	// that stall at once (docs/TRUST.md, "A resume ends only its own
+	// stall"; pinned by suites/random's entry "seed 4049447: adaptive LOST
+	// (a stale resume does not end a later stall)").
 	resumeMu sync.Mutex
 	resumes  int
 }

@@ -14,10 +14,10 @@ import (
 
 // pendingSIGINTs counts the observers that may still send a SIGINT on a
 // blocked write: armed when the observer is made, done once it decided
-// not to or its SIGINT reached the model. A stall that ends while one is
-// in flight races it (random search: merged, seed 41205, the reader read
-// again while the blocked-write SIGINT was on its way: LOST or MISROUTED
-// as the write was interrupted or not).
+// not to or its SIGINT reached the model. A stall that ended while one is
+// in flight would race it: the reader reads again while the blocked-write
+// SIGINT is on its way, and the verdict follows whether the write was
+// interrupted first (LOST or MISROUTED; no test pins it).
 // The model's fd 2 is told too (FD2.SIGINTDue): its held reader does not
 // read meanwhile.
 type pendingSIGINTs struct {

@@ -91,10 +91,10 @@ func (p *sinkPlayer) resumeLocked() {
 func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 	rt, st := p.e.RT, p.s.FD2.Stalls[s]
 	// A write another thread dropped the GIL for lands first: drained
-	// before it, the pipe took its bytes after the reader stopped or
-	// before, as the scheduler went (random search: pystderr, determinism
-	// seed 108622, an abort's stall beside T1's lines: LOST or OK;
-	// docs/TRUST.md, "A stall's first byte").
+	// before it, the pipe would take its bytes after the reader stopped or
+	// before, as the scheduler went (docs/TRUST.md, "A stall's first byte";
+	// pinned by suites/random's entry "seed 108622: pystderr OK (a stall
+	// starts after the writes in flight)").
 	rt.FD2.AwaitInFlight(t)
 	rt.WaitDrained(t)
 	rt.Tel.Emit(telemetry.Observed{Thread: t.Name, Waits: "fd 2 drained", Then: fmt.Sprintf("stall %d (at %s): the reader stops", s, st.At)})
@@ -148,10 +148,10 @@ func (p *sinkPlayer) resumeOnceSettled(t *sim.Thread, what string, ms, since int
 // untilOnlyTheParentMoves is the barrier before a SIGINT on a blocked
 // write: nothing in the model moves before it arrives
 // (Graph.WaitUntilOnlyTheParentMoves), so what the other threads did
-// meanwhile is the model's state, not the parent's pace (random search:
-// merged, nightly seed 111274240: the SIGINT asked as soon as the main
-// thread's flush blocked ended it before or after another thread's lines
-// and the held reader's read, LOST or DOUBLEINT).
+// meanwhile is the model's state, not the parent's pace: a SIGINT asked as
+// soon as the main thread's flush blocked would end it before or after
+// another thread's lines and the held reader's read (LOST or DOUBLEINT; no
+// test pins it).
 func (p *sinkPlayer) untilOnlyTheParentMoves() {
 	p.e.RT.G.WaitUntilOnlyTheParentMoves(p.s.Stderr.Kind == schedule.StderrSignalWait)
 }
