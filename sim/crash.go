@@ -1,6 +1,9 @@
 package sim
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // A runtime's crash handler (docs/SCENARIOS.md, row F10): glog's and
 // absl's failure signal handlers log their Fatal context from the signal
@@ -11,6 +14,7 @@ import "sync"
 // after Emit) for a sink that keeps nothing there. The real column raises
 // the signal at the same two points.
 type crash struct {
+	armed   atomic.Bool // set once by ArmCrash: every line of every run asks, and an unarmed run takes no lock
 	mu      sync.Mutex
 	t       *Thread
 	line    int // the t's line, counted from the arming, whose handling the signal interrupts
@@ -26,10 +30,14 @@ func (rt *Runtime) ArmCrash(t *Thread, line int, handler func(t *Thread)) {
 	rt.crash.mu.Lock()
 	defer rt.crash.mu.Unlock()
 	rt.crash.t, rt.crash.line, rt.crash.seen, rt.crash.fired, rt.crash.handler = t, line, 0, false, handler
+	rt.crash.armed.Store(true)
 }
 
 // logged counts a line of t toward the armed crash.
 func (c *crash) logged(t *Thread) {
+	if !c.armed.Load() {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.t == t && !c.fired {
@@ -42,6 +50,9 @@ func (c *crash) logged(t *Thread) {
 // held; Log calls it once the policy is done with the line.
 func (rt *Runtime) CrashPoint(t *Thread) {
 	c := &rt.crash
+	if !c.armed.Load() {
+		return
+	}
 	c.mu.Lock()
 	fire := c.t == t && !c.fired && c.seen == c.line
 	if fire {

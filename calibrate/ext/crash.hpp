@@ -17,14 +17,18 @@ std::atomic<long> g_crash_tid{0};
 int g_crash_line = 0, g_crash_seen = 0;
 std::atomic<bool> g_crash_fired{false};
 
+// crash_armed_here: a crash is armed, on this thread (the tid asked only
+// once armed: a system call per line otherwise).
+bool crash_armed_here() { return g_crash_tid.load() != 0 && !g_crash_fired.load() && g_crash_tid.load() == gettid_(); }
+
 // crash_logged counts a line of the armed thread (et_log, before the sink).
 void crash_logged() {
-  if (g_crash_tid.load() == gettid_() && !g_crash_fired.load()) g_crash_seen++;
+  if (crash_armed_here()) g_crash_seen++;
 }
 
 // crash_point raises the crash if this is the armed thread's n-th line.
 void crash_point() {
-  if (g_crash_tid.load() != gettid_() || g_crash_fired.load() || g_crash_seen != g_crash_line) return;
+  if (!crash_armed_here() || g_crash_seen != g_crash_line) return;
   g_crash_fired.store(true);
   raise(SIGTERM);
 }
@@ -34,13 +38,7 @@ void crash_point() {
 // through logjam::fatal, the header's entry for a crash handler; then the
 // runtime aborts.
 void on_crash(int) {
-  int seq = ++g_seq;
-  t_seq = seq;
-  std::string b = std::string("F ") + stamp() + " executorch:crash_handler.cpp:77] *** SIGTERM received: the crash handler's context ***\n";
-  if (g_tel >= 0)
-    emit("line", "\"seq\":" + std::to_string(seq) + ",\"thread\":" + jstr(ts.name) + ",\"daemon\":" + (ts.daemon ? "true" : "false") +
-                   ",\"level\":\"F\",\"in_call\":" + (in_call() ? "true" : "false") +
-                   ",\"replaced\":" + (stderr_replaced() ? "true" : "false") + ",\"b\":\"" + base64(b) + "\"");
+  std::string b = line_of('F', "crash_handler.cpp", 77, "*** SIGTERM received: the crash handler's context ***");
   logjam::fatal(b);
   emit("abort", "\"why\":\"fatal log line\"");
   abort();

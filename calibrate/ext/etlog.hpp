@@ -52,8 +52,11 @@ void raise_native(const std::string &type, const std::string &formatted) {
   logjam::raise(exc, full);
 }
 
-void et_log(char level, const std::string &file, int lineno, const std::string &msg_in) {  // GIL held
-  name_thread();
+// line_of is ET_LOG's line (the 255-byte cut, an incomplete tail trimmed,
+// the stamp), numbered and recorded in the ledger (the telemetry's line
+// event), the call's Error lines kept for THROW_IF_ERROR: what et_log and
+// row F10's crash handler hand the sink.
+std::string line_of(char level, const std::string &file, int lineno, const std::string &msg_in) {
   std::string msg = msg_in.substr(0, std::min<size_t>(msg_in.size(), 255));
   msg = cstr(msg.substr(0, valid_prefix_len(msg)));
   int seq = ++g_seq;
@@ -67,6 +70,12 @@ void et_log(char level, const std::string &file, int lineno, const std::string &
     emit("line", "\"seq\":" + std::to_string(seq) + ",\"thread\":" + jstr(ts.name) + ",\"daemon\":" + (ts.daemon ? "true" : "false") +
                    ",\"level\":\"" + std::string(1, level) + "\",\"in_call\":" + (in_call() ? "true" : "false") +
                    ",\"replaced\":" + (stderr_replaced() ? "true" : "false") + ",\"b\":\"" + base64(b) + "\"");
+  return b;
+}
+
+void et_log(char level, const std::string &file, int lineno, const std::string &msg_in) {  // GIL held
+  name_thread();
+  std::string b = line_of(level, file, lineno, msg_in);
   crash_logged();
   logjam::log(level, b);
   crash_point();

@@ -69,16 +69,11 @@ func (crashAxis) InContract(s Schedule) error {
 	return nil
 }
 
-// callsLogged: some call (nested, or its pool's workers) logged a line.
+// callsLogged: some call, a nested one or a pool's workers logged a line.
 func (k *Sink) callsLogged() bool {
-	for _, t := range k.Threads {
-		for _, c := range t.Calls {
-			if c.Lines > 0 || c.Pool != nil && c.Pool.Lines > 0 || c.Nested != nil && (c.Nested.Lines > 0 || c.Nested.Pool != nil && c.Nested.Pool.Lines > 0) {
-				return true
-			}
-		}
-	}
-	return false
+	n := k.poolLines()
+	threadsAxis{}.lineRuns(k, func(lines, _ int) { n += lines })
+	return n > 0
 }
 
 // Arrange: the run dies in the handler.

@@ -78,10 +78,7 @@ func linesAroundTheStall(out *cell.Outcome) {
 // contextBeforeTheFatalLine: an OK leaves every line of the call on fd 2,
 // in order, then the fatal line; the merged fix owes it to its fatal path.
 func contextBeforeTheFatalLine(out *cell.Outcome) {
-	if out.Observed == verdict.OK {
-		By("finding on fd 2 every line of the call before the fatal line, in the order logged, then the fatal line")
-		Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
-	}
+	inOrderWhenOK(out, "finding on fd 2 every line of the call before the fatal line, in the order logged, then the fatal line")
 	if out.Policy == "merged" {
 		By("owing the merged fix's OK to its fatal path: the kept context went to fd 2 before the fatal line")
 		Expect(fatalPathWrote(out)).To(BeNumerically(">", 0))
@@ -153,10 +150,7 @@ func otherThreadInTheFatalPath(out *cell.Outcome) {
 // its 3 lines (the forwarder needs the GIL the call holds), and the fatal
 // path wrote them there.
 func toTheOutlivingCopy(out *cell.Outcome) {
-	if out.Observed == verdict.OK {
-		By("finding on the parent's stream every line of the call before the fatal line, in the order logged, then the fatal line")
-		Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
-	}
+	inOrderWhenOK(out, "finding on the parent's stream every line of the call before the fatal line, in the order logged, then the fatal line")
 	if out.Policy != "logjam" {
 		return
 	}
@@ -179,10 +173,7 @@ const contextLines = 3
 // fatal path, run on the thread that held the keep's lock: it wrote the
 // thread's 2 lines kept process-wide.
 func keptLinesThenTheCrashLine(out *cell.Outcome) {
-	if out.Observed == verdict.OK {
-		By("finding on fd 2 both lines in the order logged, then the crash handler's Fatal line")
-		Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
-	}
+	inOrderWhenOK(out, "finding on fd 2 both lines in the order logged, then the crash handler's Fatal line")
 	if out.Policy != "logjam" {
 		return
 	}
@@ -192,4 +183,13 @@ func keptLinesThenTheCrashLine(out *cell.Outcome) {
 		written += len(f.Written)
 	}
 	Expect(written).To(Equal(2))
+}
+
+// inOrderWhenOK: an OK cell's lines are on its stream in the order logged
+// (what says where and which, for the spec's report).
+func inOrderWhenOK(out *cell.Outcome, what string) {
+	if out.Observed == verdict.OK {
+		By(what)
+		Expect(ledger.OutOfOrder(out.Transcript, out.FD2)).To(BeEmpty())
+	}
 }

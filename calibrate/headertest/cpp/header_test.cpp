@@ -1244,19 +1244,27 @@ void crash_handler(int) {
   logjam::fatal(std::string_view(crash_line, crash_line_n));  // async-signal-safe: no std::string here
   abort();
 }
+// set_crash_line: the Fatal line crash_handler logs, made before the crash
+// (the handler makes nothing).
+void set_crash_line(const std::string &fatal) {
+  ASSERT_LT(fatal.size(), sizeof crash_line);
+  memcpy(crash_line, fatal.data(), fatal.size());
+  crash_line_n = fatal.size();
+}
+// handle: h is sig's handler (in the child).
+void handle(int sig, void (*h)(int)) {
+  struct sigaction sa {};
+  sa.sa_handler = h;
+  sigaction(sig, &sa, nullptr);
+}
 
 TEST(Fatal, FromASignalHandlerThatInterruptedMalloc) {
   ht::Pipe p = ht::one_page_pipe();
   std::string filler = ht::fill(p.w);
-  std::string fatal = line("F", 0);
-  ASSERT_LT(fatal.size(), sizeof crash_line);
-  memcpy(crash_line, fatal.data(), fatal.size());
-  crash_line_n = fatal.size();
+  set_crash_line(line("F", 0));
   Child c;
   ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
-    struct sigaction sa {};
-    sa.sa_handler = crash_handler;
-    sigaction(SIGSEGV, &sa, nullptr);
+    handle(SIGSEGV, crash_handler);
     ht::log_all("o", 0, 2);  // outside a call, GIL held: kept process-wide
     logjam::enter();
     ht::log_all("c", 0, 10);  // kept: no room
@@ -1328,15 +1336,11 @@ struct CrashAtTheSecondKeep : logjam::Observer {
 };
 
 TEST(Fatal, FromASignalHandlerWhileKeepingALineTheKeptLinesGoFirst) {
-  std::string fatal = line("F", 0);
-  memcpy(crash_line, fatal.data(), fatal.size());
-  crash_line_n = fatal.size();
+  set_crash_line(line("F", 0));
   ht::Pipe p = ht::one_page_pipe();
   Child c;
   ht::spawn(c, p.w, {p.r}, [](Ctl &ctl) -> std::string {
-    struct sigaction sa {};
-    sa.sa_handler = crash_handler;
-    sigaction(SIGSEGV, &sa, nullptr);
+    handle(SIGSEGV, crash_handler);
     PyRun_SimpleString("import sys, io\nsys.stderr = io.StringIO()\n");  // captured: outside lines are kept
     static CrashAtTheSecondKeep o;
     logjam::set_observer(&o);

@@ -220,13 +220,10 @@ inline void raise_escaped(PyObject *type, const std::string &text) {
 // ---------------------------------------------------------------- keep buffer
 
 // note: the left-out note, "<prefix>: N lines (B bytes) left out\n".
+// NoteBuf formats it without allocating (the fatal path may run in a
+// signal handler): with the prefix, cut past its room; or only what
+// follows the prefix, which note() puts after the whole prefix.
 inline std::string &note_prefix() { static std::string p = "executorch"; return p; }
-inline std::string note(long lines, long bytes) {
-  return note_prefix() + ": " + std::to_string(lines) + " lines (" + std::to_string(bytes) + " bytes) left out\n";
-}
-
-// NoteBuf: the same note, formatted without allocating (the fatal path
-// may run in a signal handler); a prefix past its room is cut.
 struct NoteBuf {
   char buf[160];
   size_t n = 0;
@@ -240,9 +237,11 @@ struct NoteBuf {
     do { d[k++] = (char)('0' + u % 10); u /= 10; } while (u > 0);
     while (k > 0) put(&d[--k], 1);
   }
-  NoteBuf(long lines, long bytes) {
-    const std::string &pre = note_prefix();
-    put(pre.data(), std::min(pre.size(), sizeof buf - 64));
+  NoteBuf(long lines, long bytes, bool prefix = true) {
+    if (prefix) {
+      const std::string &pre = note_prefix();
+      put(pre.data(), std::min(pre.size(), sizeof buf - 64));
+    }
     put(": ", 2);
     num(lines);
     put(" lines (", 8);
@@ -251,6 +250,7 @@ struct NoteBuf {
   }
   std::string_view view() const { return {buf, n}; }
 };
+inline std::string note(long lines, long bytes) { return note_prefix() + std::string(NoteBuf(lines, bytes, false).view()); }
 
 // Taken: what a flush writes: the note (if any), then the lines.
 struct Taken {
