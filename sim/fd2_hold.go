@@ -17,9 +17,9 @@ import (
 // (endWriting). Before, the reader read as bytes
 // arrived, so where another thread's line landed inside a blocked write
 // larger than PIPE_BUF, or whether a room check found room beside it, was
-// the reader's pace (random search: merged, nightly seeds 17646382 and
-// 257627587, LOST or OK; docs/TRUST.md, "Whose bytes the parent's read lets
-// in").
+// the reader's pace (pinned by
+// TestARoomCheckBesideAWriteWaitingForTheParentFindsNone; docs/TRUST.md,
+// "Whose bytes the parent's read lets in").
 
 // readerHold is the hold of the parent's reader of fd 2's pipe, and the
 // way a write call waits for room on a pipe whose reader answers the
@@ -125,10 +125,10 @@ func (h *readerHold) beginWriting(*Thread) {
 // or is stalled (releaseDrained): the next write or room check finds the
 // pipe as the model left it. Ended by parentReads as it next looked, the
 // hold outlived the write call or not, and a write right after it found the
-// bytes the freed reader had read by then gone or not (random search:
-// merged, nightly seeds 868199431 and 195861052, another thread's flush
-// right after a blocked one went through, OK, or blocked and held the
-// reader again, LOST; docs/TRUST.md, "The end of a hold").
+// bytes the freed reader had read by then gone or not (another thread's
+// flush right after a blocked one went through, or blocked and held the
+// reader again: pinned by TestAWriteRightAfterAHoldMeetsTheDrainedPipe;
+// docs/TRUST.md, "The end of a hold").
 func (h *readerHold) endWriting(t *Thread) {
 	g, r := h.g, h.room
 	g.mu.Lock()

@@ -242,8 +242,8 @@ func unwindFrames(t *Thread, frames []daemon.Frame) {
 		// __libc_fatal writes straight to fd 2 (no stdio lock, no GIL): a
 		// write(2) the model sees, so a stalled reader's observer sees it
 		// wait for room. A raw write left a stalled terminal full for good,
-		// or not, as the reader had gone (random search: buffered, seed
-		// 5008321, a daemon's forced unwind at exit, CRASH or HANG).
+		// or not, as the reader had gone (pinned by suites/random's entry
+		// "seed 5008321: buffered CRASH").
 		t.in.fd2.WriteAll(t, []byte(end.Message))
 	}
 	signals.DieBy(end.Signal)

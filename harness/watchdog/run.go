@@ -181,9 +181,9 @@ const MaxStarvedShare = 1
 // accrues no such time and ends at its deadline. The parent's own wait for
 // a CPU counts too: a child that waits for the parent (a stalled reader's
 // answer, a signal it asked for) is held up by a starved parent while it
-// sleeps (random search: seeds 6052427 and 8086313, HANG once each beside a
-// CI at a higher priority, "ended after SIGQUIT" with no dump: finishing,
-// not stuck; docs/TRUST.md). starved is the time added.
+// sleeps (a finishing child, not a stuck one, was called HANG beside a CI
+// at a higher priority; TestChildOfAStarvedParentGetsTheTimeTheParentWaited
+// pins it). starved is the time added.
 func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, waited <-chan error) (cause stopCause, waitErr error, exited bool, starved time.Duration) {
 	deadline := time.NewTimer(cfg.Deadline)
 	defer deadline.Stop()

@@ -216,8 +216,8 @@ func (p *logjamSink) fatal(t *sim.Thread, l sim.Line) {
 		// A pipe: each line tried within the bound (writeEachBounded); a
 		// terminal or a file: written, blocking, as before (a stalled
 		// terminal's reader reads again once a write waits; a bounded try
-		// gave up first or not as the clock went: random search, seed
-		// 6052064, LOST or OK).
+		// gave up first or not as the clock went: pinned by suites/random's
+		// entry "seed 6052064: logjam OK").
 		left := 0
 		if p.rt.FD2.Kind == sim.FDPipe {
 			p.rt.Stdio.Acquire(t)
@@ -389,8 +389,8 @@ func (p *logjamSink) Exit(t *sim.Thread) *sim.PyErr {
 		// One flush for the lines kept process-wide and the call's own,
 		// under one hold of the stdio lock. Two let the GIL be re-taken
 		// between them, and an abort there (another thread's Fatal line)
-		// killed the call's lines, still kept (random search: seed
-		// 8004415, LOST; docs/FINDINGS.md).
+		// killed the call's lines, still kept (pinned by suites/random's
+		// entry "seed 8004415: logjam OK").
 		outside := p.takeOutside(t)
 		defer p.flushed(t, outside)
 		tk = outside.then(p.take(t))

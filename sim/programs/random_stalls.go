@@ -133,9 +133,9 @@ func (p *sinkPlayer) startStall(t *sim.Thread, s int) {
 // the model moves before it reads (WaitUntilOnlyTheParentMoves) and no
 // SIGINT on a blocked write is undecided or on its way (pendingSIGINTs).
 // After the time alone, how far the other threads had got was the
-// machine's load (random search: merged, seeds 41205 and 41471 beside two
-// busy loops, docs/TRUST.md); the time is a lower bound that decides
-// nothing.
+// machine's load (docs/TRUST.md, "Determinism"; measured by
+// TestEveryRunReplaysAlike beside busy loops); the time is a lower bound
+// that decides nothing.
 func (p *sinkPlayer) resumeOnceSettled(t *sim.Thread, what string, ms, since int) {
 	rt := p.e.RT
 	time.Sleep(time.Duration(ms) * time.Millisecond)
