@@ -86,3 +86,29 @@ func TestShapeCounts(t *testing.T) {
 		t.Logf("seeds %d-%d: a repeated stall felt %d, process-wide lines at a Fatal %d", (k+1)*1_000_000, (k+1)*1_000_000+n-1, stall, fatal)
 	}
 }
+
+// crashAtKeepShape: a crash handler at a line outside a call that logjam
+// keeps, its lock held: sys.stderr replaced (the zoo's
+// fatal-waits-for-its-own-keep-lock is felt only there).
+func crashAtKeepShape(s Schedule) bool {
+	k := s.Sink
+	return k != nil && k.Crash != nil && k.Stderr.Kind != StderrOriginal
+}
+
+// TestCrashDrawMeetsTheKeepLock: the crash axis's draw (axis_crash.go)
+// silences the calls often enough that a crash meets logjam's keep lock
+// in at least one run of -policy logjam in 100.
+func TestCrashDrawMeetsTheKeepLock(t *testing.T) {
+	f := Filter{Kind: KindSink, Policies: []string{"logjam"}}
+	const n = 2000
+	got := 0
+	for i := 0; i < n; i++ {
+		if crashAtKeepShape(Schedules(f).Example(1_000_000 + i)) {
+			got++
+		}
+	}
+	t.Logf("%d of %d schedules crash at a kept line", got, n)
+	if got < n/100 {
+		t.Errorf("%d of %d schedules crash at a line logjam keeps (want at least %d)", got, n, n/100)
+	}
+}
