@@ -99,7 +99,7 @@ func (crashAxis) Steps(s Schedule) []Step {
 // Draw: a run that logs lines outside a call at its end, with no abort,
 // crashes there one time in three, at any of them; the daemons and the
 // fork it would never reach are dropped with it.
-func (crashAxis) Draw(d Drawer, s *Schedule) {
+func (crashAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
 	k := s.Sink
 	if k.Outside == 0 || k.Abort != nil {
 		return
