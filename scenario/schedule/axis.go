@@ -44,7 +44,8 @@ type Axis interface {
 }
 
 // Axes are the registered axes, in the order their rules and steps are
-// tried. Adding an axis is its file, its test and a line here.
+// tried. Adding an axis is its file, its test, a line here and, for its
+// draw, one in sinkDraws (draw.go).
 var Axes = []Axis{
 	abortAxis{},
 	threadsAxis{},

@@ -93,3 +93,40 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// drawEnding draws how the run ends, first, so that the axes an abort
+// constrains are drawn to fit it (an abort is as frequent as any other
+// fault): one thread, fd 2 drained by no GIL waiter (a thread that dies
+// holding the GIL leaves a forwarder's pipe as full as it is), and for a
+// foreign abort (no Fatal line) sys.stderr the original.
+func (abortAxis) drawEnding(d Drawer, _ *Schedule, st *drawState) {
+	st.ending = pick(d, []string{"done", "done", "fatal", "abort"}, "ending")
+}
+
+// Draw: the abort, once the calls and the SIGINT are drawn. Without a
+// Fatal line, the contract covers only lines that had a way out before
+// the abort: after a stall, at least one line once fd 2 has room again.
+func (abortAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+	k := s.Sink
+	if st.ending == "done" {
+		return
+	}
+	a := &Abort{Fatal: st.ending == "fatal"}
+	if k.Stderr.Kind != StderrOriginal {
+		// An in-memory sys.stderr dies with the process: lines of
+		// earlier calls are gone whatever the sink does.
+		k.Threads[0].Calls = k.Threads[0].Calls[:1]
+		if k.Sigint == SigintLine {
+			k.SigintAt = min(k.SigintAt, k.Threads[0].Calls[0].Lines)
+		}
+	}
+	if k.Sigint == SigintBlocked {
+		k.Sigint = ""
+	}
+	least := 0
+	if !a.Fatal && k.FD2.StallMs > 0 {
+		least = 1
+	}
+	a.After = d.IntRange(least, 20, "abort after")
+	k.Abort = a
+}

@@ -104,7 +104,7 @@ func (crashAxis) Steps(s Schedule) []Step {
 // that log nothing: with sys.stderr replaced the draw silences the calls
 // too (else the crash would lie outside the contract and be dropped).
 // TestCrashDrawMeetsTheKeepLock pins how often a crash meets that lock.
-func (crashAxis) Draw(d Drawer, s *Schedule) {
+func (crashAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
 	if s.Sink.Abort != nil || d.IntRange(0, 2, "crash?") > 0 {
 		return
 	}

@@ -55,3 +55,22 @@ func (daemonsAxis) Steps(s Schedule) []Step {
 	}
 	return steps
 }
+
+// Draw: daemons, with no abort, once the lines outside a call are drawn.
+// A daemon frozen by finalization inside a stream's write that released
+// the GIL (slow, waiting for a signal) never finishes that write: no sink
+// can deliver it. The daemons' exit window is widened one time in four: a
+// Python write holds its line after it dropped the GIL (the verdict must
+// not move).
+func (daemonsAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+	k := s.Sink
+	if k.Abort != nil {
+		return
+	}
+	if k.Stderr.Kind != StderrSlow && k.Stderr.Kind != StderrSignalWait {
+		k.Daemons = d.IntRange(0, 4, "daemons")
+	}
+	if k.Daemons > 0 && d.IntRange(0, 3, "widened daemon window?") == 0 {
+		k.GILDroppedMs = 10
+	}
+}

@@ -90,3 +90,31 @@ func (fd2Axis) Steps(s Schedule) []Step {
 		c.Sink.FD2 = FD2{Kind: FD2File, Errors: c.Sink.FD2.Errors}
 	}))
 }
+
+// drawKind: fd 2's kind, once the ending is drawn: at an abort, fd 2
+// drained by no GIL waiter.
+func (fd2Axis) drawKind(d Drawer, s *Schedule, st *drawState) {
+	kinds := []string{FD2File, FD2Pipe, FD2Wurlitzer, FD2IPyKernel, FD2PTY}
+	if st.ending != "done" {
+		kinds = []string{FD2File, FD2Pipe, FD2PTY}
+	}
+	s.Sink.FD2.Kind = pick(d, kinds, "fd2")
+}
+
+// drawSize: a pipe's capacity and a forwarder's read size, once the
+// stalls' plan is drawn: a pipe whose reader stalls is mostly one page
+// (stallsAxis.drawPlan).
+func (fd2Axis) drawSize(d Drawer, s *Schedule, st *drawState) {
+	f := &s.Sink.FD2
+	switch {
+	case st.abortStall:
+		f.Capacity = 4096
+	case f.Kind == FD2Pipe && (st.marks || f.StallMs > 0):
+		f.Capacity = pick(d, []int{4096, 4096, 4096, 8192, 65536}, "capacity")
+	case f.Kind == FD2Pipe || f.Kind == FD2IPyKernel || f.Kind == FD2Wurlitzer:
+		f.Capacity = pick(d, []int{4096, 8192, 16384, 65536}, "capacity")
+	}
+	if f.Kind == FD2IPyKernel || f.Kind == FD2Wurlitzer {
+		f.Chunk = pick(d, []int{1000, 1024, 1, 512, 4096, 65536}, "chunk")
+	}
+}

@@ -99,3 +99,44 @@ func (fd2ErrorsAxis) Steps(s Schedule) []Step {
 	}
 	return append(steps, count(PhasePart, "fd-2 errors after", e.After, func(c *Schedule, n int) { c.Sink.FD2.Errors.After = n }))
 }
+
+// Draw: write(2) calls on fd 2 the kernel refuses, when the swarm has
+// them (none three times in four): an errno, the write calls that go
+// through first (up to about the lines the schedule logs, so the
+// refusals land anywhere in the run, at its end too), and how many are
+// refused: once, a few, or every one from there on; EAGAIN (no room) only
+// a bounded run of them.
+func (fd2ErrorsAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+	if !st.sw.fd2Errors || d.IntRange(0, 3, "fd2 errors?") > 0 {
+		return
+	}
+	errnos := Errnos
+	if a := s.Sink.Abort; a != nil && !a.Fatal || s.Sink.StallAt(StallAtAbort) {
+		// A line kept for want of room dies with a foreign abort, as after
+		// a stall, or meets a stall at the abort whose reader reads again
+		// only once the Fatal line's write waits (the contract's edges).
+		errnos = slices.DeleteFunc(slices.Clone(errnos), func(e string) bool { return e == ErrnoEAGAIN })
+	}
+	if s.Sink.FD2.Kind == FD2PTY {
+		// A terminal takes part of a line once its reader falls behind
+		// (stalled, or only slow: TestFD2ErrorsEdges); a refusal of the rest
+		// leaves half a line that the next one continues (the edge).
+		errnos = slices.DeleteFunc(slices.Clone(errnos), func(e string) bool { return e != ErrnoEAGAIN })
+	}
+	if len(errnos) == 0 {
+		return
+	}
+	e := &FD2Errors{Errno: pick(d, errnos, "errno")}
+	e.After = d.IntRange(0, min(s.Lines()+8, 400), "errors after")
+	switch pick(d, []string{"once", "some", "from then on"}, "errors how many") {
+	case "once":
+		e.Times = 1
+	case "some":
+		e.Times = d.IntRange(2, 8, "errors times")
+	default:
+		if e.Errno == ErrnoEAGAIN {
+			e.Times = d.IntRange(20, 100, "errors times")
+		}
+	}
+	s.Sink.FD2.Errors = e
+}

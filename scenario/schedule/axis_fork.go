@@ -89,7 +89,7 @@ func (forkAxis) Steps(s Schedule) []Step {
 // Draw: a run that may fork (the original sys.stderr, fd 2 drained by no
 // forwarder, no abort) forks one time in four, with the sink's locks held
 // at the fork one time in two, the child logging 0, 1, 4 or 16 lines.
-func (forkAxis) Draw(d Drawer, s *Schedule) {
+func (forkAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
 	k := s.Sink
 	if k.FD2.forwarded() || k.Stderr.Kind != StderrOriginal || k.Abort != nil {
 		return
@@ -97,7 +97,7 @@ func (forkAxis) Draw(d Drawer, s *Schedule) {
 	if d.IntRange(0, 3, "fork?") > 0 {
 		return
 	}
-	k.Fork = &Fork{Held: d.Bool("fork: locks held"), Lines: d.SampledFrom([]int{0, 1, 4, 16}, "fork lines")}
+	k.Fork = &Fork{Held: d.Bool("fork: locks held"), Lines: pick(d, []int{0, 1, 4, 16}, "fork lines")}
 	if s.Validate() != nil || s.InContract() != nil {
 		k.Fork = nil
 	}

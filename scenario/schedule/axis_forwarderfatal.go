@@ -3,8 +3,8 @@ package schedule
 // forwarderFatalAxis is a Fatal line on a pipe an in-process forwarder
 // drains (docs/CONTRACT.md, "A Fatal line on a forwarder's pipe"). It has
 // no fields of its own: it is fd 2's kind (FD2) meeting the abort (Abort),
-// drawn after the fixed sequence, whose draws keep forwarders away from an
-// abort (so that every older seed keeps its schedule).
+// drawn after the older axes' draws (sinkDraws), which keep forwarders
+// away from an abort (so that every older seed keeps its schedule).
 type forwarderFatalAxis struct{ noAxisPart }
 
 func (forwarderFatalAxis) Name() string { return "forwarder-fatal" }
@@ -38,8 +38,8 @@ func (forwarderFatalAxis) InContract(s Schedule) error {
 // quarter of the time, the run cut to what the contract covers there: the
 // main thread's aborting call alone (its pool, the other threads, the
 // daemons, the lines outside a call and any SIGINT gone). The cut changes
-// only the runs this draw picks: the fixed sequence drew them first.
-func (forwarderFatalAxis) Draw(d Drawer, s *Schedule) {
+// only the runs this draw picks: the older draws drew them first.
+func (forwarderFatalAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
 	k := s.Sink
 	if k.Abort == nil || !k.Abort.Fatal || k.FD2.Kind != FD2File || len(k.Threads) == 0 || len(k.Threads[0].Calls) == 0 ||
 		d.IntRange(0, 3, "forwarder at the fatal line?") > 0 {
@@ -51,8 +51,8 @@ func (forwarderFatalAxis) Draw(d Drawer, s *Schedule) {
 		kind = FD2IPyKernel
 	}
 	k.FD2 = FD2{Kind: kind,
-		Capacity: d.SampledFrom([]int{4096, 8192, 16384, 65536}, "forwarder capacity"),
-		Chunk:    d.SampledFrom([]int{1000, 1024, 1, 512, 4096, 65536}, "forwarder chunk")}
+		Capacity: pick(d, []int{4096, 8192, 16384, 65536}, "forwarder capacity"),
+		Chunk:    pick(d, []int{1000, 1024, 1, 512, 4096, 65536}, "forwarder chunk")}
 	calls := k.Threads[0].Calls
 	last := calls[len(calls)-1]
 	last.Pool = nil

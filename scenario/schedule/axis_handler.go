@@ -58,7 +58,7 @@ func (handlerAxis) Steps(s Schedule) []Step {
 
 // Draw: where a SIGINT comes (the parent's, or a stall's), the handler
 // logs and returns one time in three.
-func (handlerAxis) Draw(d Drawer, s *Schedule) {
+func (handlerAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
 	k := s.Sink
 	if k.Sigint == "" && !k.stallSigint() || k.SigintIgnored || k.Stderr.Kind == StderrSignalWait {
 		return

@@ -132,3 +132,37 @@ func (k *Sink) outsideLines() int {
 	}
 	return n
 }
+
+// Draw: with no abort, lines outside a call at the end, then each
+// thread's, after its calls (a destructor at the end of its function, GIL
+// held), each with its text class.
+func (outsideAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+	k := s.Sink
+	if k.Abort != nil {
+		return
+	}
+	k.Outside = pick(d, []int{0, 0, 8, 128}, "outside")
+	if k.Outside > 0 {
+		k.OutsideText = drawText(d, st.sw)
+	}
+	for i := range k.Threads {
+		k.Threads[i].Outside = pick(d, []int{0, 0, 0, 1, 8}, "thread outside")
+		if k.Threads[i].Outside > 0 {
+			k.Threads[i].OutsideText = drawText(d, st.sw)
+		}
+	}
+}
+
+// drawText draws the text class of lines outside a call: nil (128 ASCII
+// bytes) or a size around a cut, three-byte characters, an invalid byte.
+func drawText(d Drawer, sw swarm) *Text {
+	if d.IntRange(0, 3, "plain outside text?") == 0 {
+		return nil
+	}
+	x := &Text{Size: max(1, pick(d, sizeBases, "outside size base")+d.IntRange(-3, 3, "outside size delta"))}
+	x.CJK = sw.cjk && d.IntRange(0, 2, "outside cjk?") == 0
+	if sw.invalid && d.IntRange(0, 2, "outside invalid?") == 0 {
+		x.Invalid = d.IntRange(1, x.Size, "outside invalid at")
+	}
+	return x
+}

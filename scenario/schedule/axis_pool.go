@@ -116,7 +116,7 @@ func (poolAxis) Steps(s Schedule) []Step {
 // Draw: a call in eight has a pool (when the swarm keeps pools), of 1-4
 // workers that log 1-64 lines each; one the contract leaves out is not
 // drawn.
-func (poolAxis) Draw(d Drawer, s *Schedule) {
+func (poolAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
 	if !d.Bool("swarm: pool threads") {
 		return
 	}
@@ -127,7 +127,7 @@ func (poolAxis) Draw(d Drawer, s *Schedule) {
 				continue
 			}
 			c := &k.Threads[i].Calls[j]
-			c.Pool = &Pool{Workers: d.IntRange(1, 4, "pool workers"), Lines: d.SampledFrom([]int{1, 4, 16, 64}, "pool lines")}
+			c.Pool = &Pool{Workers: d.IntRange(1, 4, "pool workers"), Lines: pick(d, []int{1, 4, 16, 64}, "pool lines")}
 			if s.InContract() != nil {
 				c.Pool = nil
 			}

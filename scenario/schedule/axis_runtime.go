@@ -46,3 +46,10 @@ func (s Schedule) validateRuntime() error {
 func (runtimeAxis) Steps(Schedule) []Step {
 	return []Step{change(PhaseCoarse, "simplest runtime", func(c *Schedule) { c.Platform, c.Python, c.Buffering = "linux", "3.12", "" })}
 }
+
+// Draw: the platform, the Python and its buffering of sys.stderr, first.
+func (runtimeAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+	s.Platform = pick(d, Platforms, "platform")
+	s.Python = pick(d, Pythons, "python")
+	s.Buffering = pick(d, Bufferings, "buffering")
+}

@@ -71,3 +71,30 @@ func (sigintAxis) Steps(Schedule) []Step {
 		change(PhasePart, "SIGINT not ignored", func(c *Schedule) { c.Sink.SigintIgnored = false }),
 	}
 }
+
+// drawIgnored: SIGINT ignored, when the swarm has Ctrl-C, one time in
+// five.
+func (sigintAxis) drawIgnored(d Drawer, s *Schedule, st *drawState) {
+	s.Sink.SigintIgnored = st.sw.sigint && d.IntRange(0, 4, "sigint ignored?") == 0
+}
+
+// Draw: one Ctrl-C source at most, once sys.stderr and the calls are
+// drawn: the stream's own interrupt or a real SIGINT (the abort stall's,
+// if it has one, else at a line of the main thread's first call, or while
+// it is blocked on a timed stall).
+func (sigintAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+	k := s.Sink
+	streamOwn := k.Stderr.Kind == StderrInterrupt || k.Stderr.Kind == StderrSignalWait
+	st.abortSigint = st.sw.sigint && st.abortStall && !streamOwn && d.IntRange(0, 2, "abort stall sigint?") > 0
+	if !st.sw.sigint || streamOwn || st.abortSigint {
+		return
+	}
+	moments := []string{"", SigintLine}
+	if k.FD2.Kind == FD2Pipe && k.FD2.StallMs > 0 {
+		moments = append(moments, SigintBlocked)
+	}
+	k.Sigint = pick(d, moments, "sigint")
+	if k.Sigint == SigintLine {
+		k.SigintAt = d.IntRange(0, k.Threads[0].Calls[0].Lines, "sigint_at")
+	}
+}

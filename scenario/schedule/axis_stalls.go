@@ -224,3 +224,89 @@ func (k *Sink) StallAt(at string) bool {
 	}
 	return false
 }
+
+// drawPlan, once fd 2's kind is drawn: a stall at a Fatal abort, alone,
+// on a one-page pipe (the lines after the abort fill the stalled pipe, as
+// many as it takes whole, so the Fatal line's write blocks, maybe under a
+// SIGINT); else a timed stall, which ends StallMs after the first blocked
+// write, once only the reader can move, and lasts well past the 100 ms
+// room wait; and whether the reader stalls at marks (drawn by Draw, once
+// the calls are). A stall is felt only once the lines after it fill the
+// pipe, which a call of at most 160 lines of a few hundred bytes never
+// does on 64 KiB: a pipe whose reader stalls is mostly one page
+// (fd2Axis.drawSize), so that the stall, a stall that repeats, and the
+// lines kept behind it are felt.
+func (stallsAxis) drawPlan(d Drawer, s *Schedule, st *drawState) {
+	f := &s.Sink.FD2
+	st.abortStall = st.ending == "fatal" && f.Kind == FD2Pipe && d.IntRange(0, 2, "stall at the abort?") == 0
+	if (f.Kind == FD2Pipe || f.Kind == FD2PTY) && !st.abortStall {
+		f.StallMs = pick(d, []int{0, 200, 400}, "stall_ms")
+	}
+	st.marks = f.Kind == FD2Pipe && !st.abortStall && d.Bool("stalls at marks?")
+}
+
+// Draw: the stall at the abort, or the stalls at marks, once the calls
+// and the abort are drawn (a foreign abort after a stall needs a line
+// once fd 2 has room again).
+func (stallsAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+	k := s.Sink
+	foreignNoLine := k.Abort != nil && !k.Abort.Fatal && k.Abort.After < 1
+	switch {
+	case st.abortStall:
+		k.Abort.After = 64
+		k.FD2.Stalls = []Stall{{At: StallAtAbort, Ms: pick(d, []int{200, 400}, "stall ms"), Sigint: st.abortSigint}}
+	case st.marks && !foreignNoLine:
+		k.FD2.Stalls = drawStalls(d, st.sw, k, s.Platform)
+	}
+}
+
+// drawStalls draws stalls of a pipe's reader that start at marks: one
+// mid-call (any thread's call, before any of its lines) or at exit; maybe
+// again later in the same call, in the latter half of the call's lines
+// after the first (a stall that repeats: the catch-up after the first
+// meets the second, once the lines between filled the pipe past the room
+// the second finds); maybe one more at exit. A stall stays until
+// a writer waits for room (a sink that never waits keeps it through the
+// rest of the script). One of them may send the SIGINT when the main
+// thread blocks (on macOS maybe another thread's write: the kernel may
+// deliver it there), maybe twice, if the run has no other Ctrl-C source
+// and no abort.
+func drawStalls(d Drawer, sw swarm, k *Sink, platform string) []Stall {
+	ms := func() int { return pick(d, []int{200, 400}, "stall ms") }
+	var callers []int
+	for i, th := range k.Threads {
+		if len(th.Calls) > 0 {
+			callers = append(callers, i)
+		}
+	}
+	oneCtrlC := sw.sigint && k.Sigint == "" && k.Stderr.Kind != StderrInterrupt && k.Stderr.Kind != StderrSignalWait
+	var stalls []Stall
+	exitOK := k.Abort == nil
+	if !exitOK || d.IntRange(0, 3, "first stall at exit?") > 0 {
+		st := Stall{At: StallAtLine, Ms: ms()}
+		st.Thread = pick(d, callers, "stall thread")
+		st.Call = d.IntRange(0, len(k.Threads[st.Thread].Calls)-1, "stall call")
+		lines := k.Threads[st.Thread].Calls[st.Call].Lines
+		st.Line = d.IntRange(0, lines, "stall line")
+		stalls = append(stalls, st)
+		if d.IntRange(0, 2, "stall again?") > 0 {
+			again := st
+			again.Ms = ms()
+			again.Line = d.IntRange(st.Line+(lines-st.Line)/2, lines, "stall again line")
+			stalls = append(stalls, again)
+		}
+	}
+	if exitOK && (len(stalls) == 0 || d.IntRange(0, 2, "stall at exit too?") == 0) {
+		stalls = append(stalls, Stall{At: StallAtExit, Ms: ms()})
+	}
+	if oneCtrlC && k.Abort == nil && d.IntRange(0, 2, "stall sigint?") == 0 {
+		st := &stalls[d.IntRange(0, len(stalls)-1, "stall sigint which")]
+		st.Sigint = true
+		st.Twice = d.IntRange(0, 2, "a second Ctrl-C?") == 0
+		// macOS may deliver a process-directed SIGINT to any thread.
+		if platform == "macos" && st.At == StallAtLine && len(k.Threads) > 1 && d.Bool("sigint on another thread?") {
+			st.SigintThread = d.IntRange(1, len(k.Threads)-1, "sigint thread")
+		}
+	}
+	return stalls
+}

@@ -97,3 +97,69 @@ func (stderrAxis) Slowness(s Schedule) time.Duration {
 func (stderrAxis) Steps(Schedule) []Step {
 	return []Step{change(PhasePart, "original sys.stderr", func(c *Schedule) { c.Sink.Stderr = Stderr{Kind: StderrOriginal} })}
 }
+
+// Draw: sys.stderr, when the swarm replaces it, once fd 2 and the stalls'
+// plan are drawn: none into a forwarder's OutStream, at a foreign abort
+// (no Fatal line) or at a stall at the abort (lines kept for a replaced
+// one meet the stalled pipe in the fatal path).
+func (stderrAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+	k := s.Sink
+	if st.sw.stderr && k.FD2.Kind != FD2IPyKernel && st.ending != "abort" && !st.abortStall {
+		k.Stderr.Kind = pick(d, []string{StderrOriginal, StderrCaptured, StderrSlow, StderrOSError, StderrInterrupt, StderrSignalWait}, "stderr")
+	} else {
+		k.Stderr.Kind = StderrOriginal
+	}
+	switch k.Stderr.Kind {
+	case StderrSlow:
+		k.Stderr.DelayMs = d.IntRange(1, 30, "delay_ms")
+	case StderrOSError, StderrInterrupt:
+		k.Stderr.K = d.IntRange(1, 6, "k")
+		if k.Stderr.Kind == StderrInterrupt {
+			k.Stderr.How = "before"
+		}
+	}
+}
+
+// drawHalf: a write that raises after writing half its text leaves half
+// a line in the stream; whatever is written to it next continues that
+// line. The contract covers it only as the stream's last write: one
+// thread, one call, no line outside it, no daemon, so a half write ends
+// the draw.
+func (stderrAxis) drawHalf(d Drawer, s *Schedule, st *drawState) {
+	k := s.Sink
+	if k.Stderr.Kind == StderrInterrupt && len(k.Threads) == 1 && len(k.Threads[0].Calls) == 1 &&
+		d.Bool("half?") {
+		k.Stderr.How = "half"
+		st.done = true
+	}
+}
+
+// drawLateWrite moves the stream's raising write (Stderr.K), half the
+// time, onto a daemon's flush: the daemons log once every thread's calls
+// have flushed and every thread beside the main one has written its own
+// write at its end (and before the process-wide lines' flush at exit), so
+// with K drawn 1-6 alone a daemon's flush raised only when the run made
+// fewer writes than K before it, and a bug on that path took a median of
+// some 650 runs to show (docs/RANDOM.md, "A bug zoo"). The count is
+// logjam's, found by playing seeds with every K (one flush per outermost
+// call that logged, one per other thread); for another policy K is one
+// more place in the run. Drawn after the daemons and the threads at an
+// abort, so that a seed's schedule changed only in its K.
+func (stderrAxis) drawLateWrite(d Drawer, s *Schedule, _ *drawState) {
+	k := s.Sink
+	if k.Stderr.Kind != StderrOSError && k.Stderr.Kind != StderrInterrupt {
+		return
+	}
+	if k.Daemons == 0 || !d.Bool("k at a daemon's flush?") {
+		return
+	}
+	before := len(k.Threads) - 1
+	for _, th := range k.Threads {
+		for _, c := range th.Calls {
+			if c.Lines > 0 || c.Nested != nil && c.Nested.Lines > 0 {
+				before++
+			}
+		}
+	}
+	k.Stderr.K = before + d.IntRange(1, k.Daemons, "k: which daemon's")
+}

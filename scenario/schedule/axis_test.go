@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -37,6 +38,25 @@ func TestEveryAxisIsRegisteredOnce(t *testing.T) {
 	for _, part := range []string{"stalls", "fd2-errors", "runtime", "pool"} {
 		if !names[part] {
 			t.Errorf("axis %q is not in Axes", part)
+		}
+	}
+}
+
+// TestEveryAxisDrawIsInTheDrawOrder: an axis's Draw runs only from
+// sinkDraws, the one order of a sink schedule's draws; a Draw written and
+// not listed there is never drawn, which this catches.
+func TestEveryAxisDrawIsInTheDrawOrder(t *testing.T) {
+	type drawer interface {
+		Draw(d Drawer, s *Schedule, st *drawState)
+	}
+	listed := map[string]bool{} // each step's function, "pkg.axis.Draw-fm"
+	for _, step := range sinkDraws {
+		listed[runtime.FuncForPC(reflect.ValueOf(step).Pointer()).Name()] = true
+	}
+	for _, a := range Axes {
+		ty := reflect.TypeOf(a)
+		if _, ok := a.(drawer); ok && !listed[ty.PkgPath()+"."+ty.Name()+".Draw-fm"] {
+			t.Errorf("axis %q has a Draw that sinkDraws does not list (draw.go)", a.Name())
 		}
 	}
 }

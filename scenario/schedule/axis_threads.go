@@ -302,3 +302,114 @@ func (k *Sink) removeCall(i, j int) {
 		return st.Call != j
 	})
 }
+
+// Message sizes around the cuts: the exception's 127 bytes, the logger's
+// 255, the appended errors' 1024.
+var sizeBases = []int{80, 127, 255, 1024}
+
+// Draw: the threads and their calls, once the ending is drawn: at an
+// abort, the main thread alone (the threads beside it come last,
+// drawAtAbort). The main thread makes at least one call; the others make
+// calls only when the swarm keeps other threads' calls.
+func (threadsAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+	k := s.Sink
+	n := 1
+	if st.ending == "done" {
+		n = d.IntRange(1, 4, "threads")
+	}
+	for i := 0; i < n; i++ {
+		least := 0
+		if i == 0 {
+			least = 1
+		}
+		calls := 0
+		if i == 0 || st.sw.othersCall {
+			calls = d.IntRange(least, 3, "calls")
+		}
+		var th Thread
+		for j := 0; j < calls; j++ {
+			th.Calls = append(th.Calls, drawCall(d, st.sw, n, i, true))
+		}
+		k.Threads = append(k.Threads, th)
+	}
+}
+
+// drawAtAbort draws the threads beside the main one at an abort
+// (docs/CONTRACT.md, "Fatal and abort with several threads"): none once in
+// four, else 1-3, each with 0-3 calls (none when the swarm leaves other
+// threads' calls off) and, before a Fatal line with no
+// stall at the abort, maybe lines outside a call after them (kept
+// process-wide when fd 2 is busy: the fatal path writes them). They run
+// when the main thread lets the GIL go before its last call: between two
+// calls (a yield) or while an outermost exit flushes kept lines. They come
+// with sys.stderr the original (a replaced one is put back): what their
+// calls flush to a replaced one dies with it, and with the main thread's
+// only call (all a replaced one allows) they would never run.
+func (threadsAxis) drawAtAbort(d Drawer, s *Schedule, st *drawState) {
+	k := s.Sink
+	if k.Abort == nil {
+		return
+	}
+	n := d.IntRange(1, 4, "threads at the abort")
+	if n < 2 {
+		return
+	}
+	k.Stderr = Stderr{Kind: StderrOriginal}
+	// The others run only when the main thread lets the GIL go before its
+	// aborting call: at least one call before it (with none, the other
+	// threads were drawn and never ran), maybe more (appended, so the
+	// first call and the calls the stalls name stay; the last one aborts).
+	for main := &k.Threads[0]; len(main.Calls) < 4 && (len(main.Calls) < 2 || d.Bool("main call before the abort?")); {
+		main.Calls = append(main.Calls, drawCall(d, st.sw, n, 0, true))
+	}
+	outside := k.Abort.Fatal && !k.StallAt(StallAtAbort)
+	for i := 1; i < n; i++ {
+		var th Thread
+		calls := 0
+		if st.sw.othersCall {
+			calls = d.IntRange(0, 3, "calls at the abort")
+		}
+		for j := 0; j < calls; j++ {
+			th.Calls = append(th.Calls, drawCall(d, st.sw, n, i, true))
+		}
+		if outside {
+			th.Outside = pick(d, []int{0, 1, 8}, "outside at the abort")
+			if th.Outside > 0 {
+				th.OutsideText = drawText(d, st.sw)
+			}
+		}
+		k.Threads = append(k.Threads, th)
+	}
+}
+
+// drawCall draws a call of thread self of threads; with nest, maybe a
+// call nested in it (a callback into Python that makes a binding call).
+func drawCall(d Drawer, sw swarm, threads, self int, nest bool) Call {
+	c := Call{
+		Backend: d.IntRange(0, 1, "backend"),
+		Lines:   d.IntRange(0, 160, "lines"),
+		Level:   pick(d, []string{"I", "E"}, "level"),
+	}
+	c.Size = max(1, pick(d, sizeBases, "size base")+d.IntRange(-3, 3, "size delta"))
+	c.CJK = sw.cjk && d.IntRange(0, 3, "cjk?") == 0
+	if sw.invalid && d.IntRange(0, 5, "invalid?") == 0 {
+		c.Invalid = d.IntRange(1, c.Size, "invalid at")
+	}
+	if threads > 1 && sw.switchPoints && d.IntRange(0, 1, "switch point?") == 0 {
+		other := d.IntRange(0, threads-2, "wait for")
+		if other >= self {
+			other++
+		}
+		c.WaitFor = other + 1
+	}
+	c.Yield = sw.yields && d.Bool("yield")
+	if sw.fails && d.IntRange(0, 5, "fails?") == 0 {
+		c.Fails = true
+		c.FailChars = d.IntRange(30, 45, "fail chars")
+	}
+	if nest && sw.nested && d.IntRange(0, 5, "nested?") == 0 {
+		n := drawCall(d, sw, threads, self, false)
+		c.Nested = &n
+	}
+	return c
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"logjam/scenario"
 )
 
 // Lazy is a script against one lazy-init backend.
@@ -69,4 +71,24 @@ func (l *Lazy) steps() []Step {
 		steps = append(steps, change(PhasePart, fmt.Sprintf("op %d", i), func(c *Schedule) { c.Lazy.Ops = append(c.Lazy.Ops[:i:i], c.Lazy.Ops[i+1:]...) }))
 	}
 	return steps
+}
+
+// lazyOps are the operations a lazy-init script draws from, in the order
+// rapid shrinks toward.
+var lazyOps = []string{OpCall, OpInit, OpCallRNG, OpCallSeed, OpGetRNG}
+
+// DrawLazy draws a lazy-init schedule of one of variants: a backend,
+// maybe the race, up to five operations.
+func DrawLazy(d Drawer, variants []string) Schedule {
+	variant := pick(d, variants, "variant")
+	l := &Lazy{
+		Backend: pick(d, LazyBackends, "backend"),
+		Race:    d.Bool("race"),
+	}
+	is := d.Indexes(len(lazyOps), 0, 5, "ops")
+	l.Ops = make([]string, len(is)) // none is [] in the JSON, as always
+	for j, i := range is {
+		l.Ops[j] = lazyOps[i]
+	}
+	return Schedule{Kind: KindLazyInit, Variant: variant, Platform: scenario.DefaultPlatform, Python: scenario.DefaultPython, Lazy: l}
 }

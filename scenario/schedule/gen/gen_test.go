@@ -117,7 +117,7 @@ func TestAbortsWithSeveralThreadsAreDrawn(t *testing.T) {
 	t.Logf("400 seeds: %d Fatal and %d foreign aborts with several threads, %d with another thread's lines outside a call", fatal, foreign, outside)
 }
 
-// Swarm testing (gen.go, swarm): a run leaves whole axes out, so runs of
+// Swarm testing (schedule's draw.go, swarm): a run leaves whole axes out, so runs of
 // several calls with no switch point, no raising call, no nested call and
 // no odd text in any call are common, and so are runs with each of them.
 func TestSwarmLeavesAxesOut(t *testing.T) {
