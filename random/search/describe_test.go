@@ -71,7 +71,7 @@ func TestFailuresAreSummedUpInWordsAndTheBase64IsVerbose(t *testing.T) {
 	}
 	short := print(false)
 	for _, want := range []string{
-		"\n2 causes: 1 findings (logjam or fixed failing: a bug), 1 ground truth (an older policy failing as documented)\n",
+		"\n2 causes: 1 finding (logjam or fixed failing: a bug), 1 ground truth (an older policy failing as documented)\n",
 		"\nlogjam LOST: lost main's  [a finding: a bug]\n",
 		"\nbuffered MISROUTED: to fd 2 outside a call\n",
 		fmt.Sprintf("\n  found:    %s (%d faults, %d lines)\n", Describe(found), found.Faults(), found.Lines()),

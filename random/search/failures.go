@@ -306,8 +306,8 @@ func PrintFailures(w io.Writer, results []Result, findings []*Finding, f schedul
 				bugs++
 			}
 		}
-		fmt.Fprintf(w, "\n%d causes: %d findings (%s failing: a bug), %d ground truth (an older policy failing as documented)\n",
-			len(findings), bugs, strings.Join(findingColumns, " or "), len(findings)-bugs)
+		fmt.Fprintf(w, "\n%s: %s (%s failing: a bug), %d ground truth (an older policy failing as documented)\n",
+			plural(len(findings), "cause"), plural(bugs, "finding"), strings.Join(findingColumns, " or "), len(findings)-bugs)
 		if !verbose {
 			fmt.Fprintln(w, "(-v adds each cause's shrink steps, its replay commands, its shrunk schedule as JSON, a Ginkgo Entry and a simrt line)")
 		}
