@@ -15,6 +15,7 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
 
+	"logjam/harness/report"
 	"logjam/internal/testkit"
 )
 
@@ -86,7 +87,14 @@ func TestTheReadmesCommandCarriesTheExitStatus(t *testing.T) {
 		g := NewWithT(t)
 		_, s := runLine(t, root, line, okCell+" -out "+t.TempDir())
 		g.Eventually(s).WithTimeout(10*time.Minute).Should(gexec.Exit(0), "%s", s.Out.Contents())
-		g.Expect(string(s.Out.Contents())).To(MatchRegexp(`[1-9]\d* cells, [1-9]\d* as expected, 0 not`))
+		out := string(s.Out.Contents())
+		g.Expect(out).To(MatchRegexp(`[1-9]\d* cells, [1-9]\d* as expected, 0 not`))
+		// A green run prints the legend too, and no summary of failures.
+		g.Expect(out).To(ContainSubstring("\nlegend:\n"))
+		for _, l := range report.Legend {
+			g.Expect(out).To(ContainSubstring("\n  "+l+"\n"), "the legend of a green run")
+		}
+		g.Expect(out).NotTo(MatchRegexp(`(?m)^\d+ not as expected:$`))
 	})
 	t.Run("1 a cell not as expected", func(t *testing.T) {
 		// A deadline of 20 ns (20 s x 1e-9): no child can finish its
@@ -94,7 +102,19 @@ func TestTheReadmesCommandCarriesTheExitStatus(t *testing.T) {
 		g := NewWithT(t)
 		_, s := runLine(t, root, line, okCell+" -out "+t.TempDir(), "LOGJAM_TIMEOUT_SCALE=0.000000001")
 		g.Eventually(s).WithTimeout(10*time.Minute).Should(gexec.Exit(1), "%s", s.Out.Contents())
-		g.Expect(string(s.Out.Contents())).To(MatchRegexp(`\d+ cells, 0 as expected, [1-9]\d* not`))
+		out := string(s.Out.Contents())
+		g.Expect(out).To(MatchRegexp(`\d+ cells, 0 as expected, [1-9]\d* not`))
+		// Each cell not as expected is summed up once at the end: its
+		// Entry's line and name, expected and observed, its reason, the
+		// replay of its bundle (which exists) and its rerun command.
+		_, summary, ok := strings.Cut(out, "\n1 not as expected:\n")
+		g.Expect(ok).To(BeTrue(), "no summary of the failing cell:\n%s", out)
+		g.Expect(summary).To(MatchRegexp(`^suites/deadlock/deadlock_test\.go:\d+: deadlock D1 \S+ \[policy=logjam [^]]*\]: expected OK, observed HANG\n  reason: did not finish`))
+		bundle := regexp.MustCompile(`(?m)^  evidence: \./logjam replay (\S+)$`).FindStringSubmatch(summary)
+		g.Expect(bundle).NotTo(BeNil(), "the summary names no bundle:\n%s", summary)
+		g.Expect(filepath.Join(bundle[1], "cell.json")).To(BeAnExistingFile())
+		g.Expect(summary).To(MatchRegexp(`(?m)^  rerun: cd "\$\(go list -m -f '\{\{\.Dir\}\}'\)" && LOGJAM_PROFILE=local LOGJAM_SEED=\d+ LOGJAM_TIMEOUT_SCALE=0\.000000001 \./logjam ginkgo --focus 'D1 .*' \./suites/deadlock$`))
+		g.Expect(strings.Count(out, "rerun: ")).To(Equal(1), "the rerun line printed more than once")
 	})
 	t.Run("130 Ctrl-C", func(t *testing.T) {
 		// Strict mode waits for D1 under pystderr (a hang) until its

@@ -14,7 +14,8 @@ import (
 // HTML renders the matrix as one self-contained page (no external
 // resources): a table per family, each cell coloured by its verdict, the
 // cycle on hover and on click, each failing cell with its evidence bundle
-// (linked relative to dir, where the page is written) and rerun command.
+// (linked relative to dir, where the page is written) and rerun command,
+// and the legend (Legend).
 func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 	type cellView struct {
 		Row               Repeated
@@ -81,7 +82,7 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	err := page.Execute(&buf, map[string]any{
-		"Run": run, "Families": views, "Tally": Count(fams), "Failing": failing, "Verdicts": verdictColours,
+		"Run": run, "Families": views, "Tally": Count(fams), "Failing": failing, "Verdicts": verdictColours, "Legend": Legend,
 	})
 	return buf.Bytes(), err
 }
@@ -170,6 +171,9 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 </dl>
 <p class="legend">{{range .Verdicts}}<span class="v-{{lower .Name}}">{{.Name}}</span>{{end}}
 <span class="unexpected" style="outline:3px solid #c00">not as expected</span></p>
+<section id="legend"><h2>Reading the matrix</h2>
+<ul>{{range .Legend}}<li>{{.}}</li>
+{{end}}</ul></section>
 {{if .Failing}}<h2>Not as expected ({{len .Failing}})</h2>
 <ul>{{range .Failing}}<li><a href="#{{anchor .Row.Name}}">{{.Row.Name}}</a>: expected {{.Row.Expected}}, observed {{.Row.Observations}}{{with .Check}}; failed check: {{.}}{{end}}</li>
 {{end}}</ul>{{end}}

@@ -10,11 +10,11 @@ import (
 
 // Markdown renders the matrix for a job summary or a PR comment: the run,
 // a line per family, the cells that did not come out as expected with
-// their rerun commands, and each family's grid folded away. Every string
-// from the run or a cell may be someone else's: each is a code span
-// (textout.MarkdownCode) or escaped text (textout.MarkdownCell), so that no
-// newline ends a table and no tag, link or heading gets in; a rerun
-// command is built by RerunOf.
+// their rerun commands, the legend (Legend) and each family's grid folded
+// away. Every string from the run or a cell may be someone else's: each
+// is a code span (textout.MarkdownCode) or escaped text
+// (textout.MarkdownCell), so that no newline ends a table and no tag, link
+// or heading gets in; a rerun command is built by RerunOf.
 func Markdown(run Run, fams []Family) []byte {
 	var b bytes.Buffer
 	t := Count(fams)
@@ -50,6 +50,10 @@ func Markdown(run Run, fams []Family) []byte {
 				}
 			}
 		}
+	}
+	b.WriteString("\n### Reading the matrix\n\n")
+	for _, l := range Legend {
+		fmt.Fprintf(&b, "- %s\n", mdCell(l))
 	}
 	b.WriteString("\n")
 	for _, f := range fams {

@@ -162,7 +162,7 @@ func TestAFailedCheckFailsItsRowInEveryReport(t *testing.T) {
 	if bad := RenderText(&b, Collapse(Group(m))); bad != 3 {
 		t.Errorf("text table: %d not as expected, want 3", bad)
 	}
-	for _, want := range []string{"!OK+check", "!FAIL", "4 cells, 1 as expected, 3 not", "failed: fatal: F4 slug [policy=logjam]: lines out of order"} {
+	for _, want := range []string{"!OK+check", "!FAIL", "4 cells, 1 as expected, 3 not", "fatal F4 slug [policy=logjam]: OK as expected, but another check of its spec failed\n  failed: lines out of order"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text table lacks %q:\n%s", want, b.String())
 		}

@@ -27,7 +27,7 @@ func TestTheRealColumn(t *testing.T) {
 			t.Errorf("the text table lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(out, "observed: CRASH 1, OK 2\n") || !strings.Contains(out, "legend: !OBSERVED/EXPECTED") {
+	if !strings.Contains(out, "observed: CRASH 1, OK 2\n") || !strings.Contains(out, "legend:\n") || !strings.Contains(out, "  not as expected: !OBSERVED/EXPECTED") {
 		t.Errorf("the text table lacks the counts per verdict or the legend of its markers:\n%s", out)
 	}
 	if bad != 1 {

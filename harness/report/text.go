@@ -7,21 +7,41 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"logjam/internal/textout"
 	"logjam/verdict"
 )
 
-// evidenceLines are what a cell not as expected shows under its line:
-// the reason, the cycle when one formed, and where its bundle is (each
-// clipped, neutralised: a cell may come from someone else's shard).
-func evidenceLines(c Cell) string {
+// summaryOf is a cell not as expected summed up once, gotestsum-style,
+// after the matrix: its Entry's line (where the expected verdict is
+// written) and name, what was expected and observed, then, each on a line
+// of its own, the failed check, the reason, the cycle when one formed, its
+// evidence bundle and its rerun command. Each field is clipped and
+// neutralised: a cell may come from someone else's shard; the rerun is
+// built by RerunOf, never copied from the matrix.
+func summaryOf(c Cell) string {
 	var b strings.Builder
 	clip := func(s string) string {
 		if len(s) > 400 {
 			s = s[:400] + "..."
 		}
 		return textout.Terminal(s)
+	}
+	if c.Entry != "" {
+		fmt.Fprintf(&b, "%s: ", clip(c.Entry))
+	}
+	fmt.Fprintf(&b, "%s %s: ", clip(c.Family), clip(c.Name))
+	switch {
+	case c.Observed == SpecFail:
+		b.WriteString("the spec failed outside any cell")
+	case c.VerdictMatches():
+		fmt.Fprintf(&b, "%s as expected, but another check of its spec failed", clip(string(c.Observed)))
+	default:
+		fmt.Fprintf(&b, "expected %s, observed %s", clip(string(c.Expected)), clip(string(c.Observed)))
+	}
+	if c.Failure != "" {
+		fmt.Fprintf(&b, "\n  failed: %s", clip(c.FailureLine()))
 	}
 	if r := c.Evidence.Reason; r != "" {
 		fmt.Fprintf(&b, "\n  reason: %s", clip(r))
@@ -32,23 +52,55 @@ func evidenceLines(c Cell) string {
 	if c.Bundle != "" {
 		fmt.Fprintf(&b, "\n  evidence: ./logjam replay %s", clip(c.Bundle))
 	}
+	if c.Rerun != "" {
+		if r := RerunOf(c); r != "" {
+			fmt.Fprintf(&b, "\n  rerun: %s", textout.Terminal(r))
+		} else {
+			b.WriteString("\n  rerun: (the recorded command is not one logjam writes; not shown)")
+		}
+	}
 	return b.String()
 }
+
+// The styles of a cell on a terminal (RenderStyledText): a verdict as
+// expected that is no OK is the ground truth, shown apart from a cell
+// not as expected, which alone is red.
+const (
+	styleExpected   = "\x1b[33m"   // yellow: an expected HANG, LOST, ...
+	styleUnexpected = "\x1b[1;31m" // bold red
+	styleDim        = "\x1b[2m"    // NOTRUN, the legend
+	styleReset      = "\x1b[0m"
+)
 
 // RenderText prints one table per family, a row per scenario and a column
 // per policy (or lazy-init variant); "!" marks an observation that differs
 // from the expected verdict (shown after "/"), "+check" a matching verdict
 // whose spec failed another check, "!FAIL" a spec that failed outside
-// any cell; a NOTRUN cell (an interrupted
-// run never started it) is neither. Then a summary, the failed check's first line
-// and the rerun command of each unexpected cell. It returns how many cells were unexpected.
+// any cell; a NOTRUN cell (an interrupted run never started it) is
+// neither. Then the counts, the legend (Legend, on every run), and each
+// cell not as expected summed up once (summaryOf). It returns how many
+// cells were unexpected.
 //
 // Every string in a cell may come from someone else's shard: each field is
 // shown with textout.Terminal (no escape sequence or newline is sent), each
 // line with textout.CILine (none begins a CI workflow command), and each
 // rerun command is built by RerunOf, never copied from the matrix.
-func RenderText(w io.Writer, m Matrix) int {
+func RenderText(w io.Writer, m Matrix) int { return RenderStyledText(w, m, false) }
+
+// RenderStyledText is RenderText, with colour when colour is set (a
+// terminal, and NO_COLOR unset: the caller decides): an expected verdict
+// other than OK yellow, a cell not as expected red, NOTRUN and the legend
+// dim. The escapes are logjam's own, added after each foreign string was
+// neutralised.
+func RenderStyledText(w io.Writer, m Matrix, colour bool) int {
+	raw := w
 	w = &ciLines{w: w}
+	style := func(st, s string) string {
+		if !colour || st == "" {
+			return s
+		}
+		return st + s + styleReset
+	}
 	byFamily := map[string][]Cell{}
 	var families []string
 	for _, c := range m {
@@ -57,12 +109,13 @@ func RenderText(w io.Writer, m Matrix) int {
 		}
 		byFamily[c.Family] = append(byFamily[c.Family], c)
 	}
-	var reruns, failed, entries []string
+	var summaries []string
 	notRun := 0
+	type shown struct{ text, style string }
 	for _, f := range families {
 		cs := byFamily[f]
 		var cols, rows []string
-		grid := map[[2]string]string{}
+		grid := map[[2]string]shown{}
 		for _, c := range cs {
 			col, row := textout.Terminal(c.Column()), textout.Terminal(c.Row())
 			if !slices.Contains(cols, col) {
@@ -72,9 +125,13 @@ func RenderText(w io.Writer, m Matrix) int {
 				rows = append(rows, row)
 			}
 			v := textout.Terminal(string(c.Observed))
-			if c.Observed == verdict.NotRun {
+			st := ""
+			switch {
+			case c.Observed == verdict.NotRun:
 				notRun++
-			} else if !c.AsExpected() {
+				st = styleDim
+			case !c.AsExpected():
+				st = styleUnexpected
 				switch {
 				case c.Observed == SpecFail:
 					v = "!" + string(SpecFail)
@@ -83,25 +140,14 @@ func RenderText(w io.Writer, m Matrix) int {
 				default:
 					v = "!" + v + "/" + textout.Terminal(string(c.Expected))
 				}
-				if c.Failure != "" {
-					failed = append(failed, fmt.Sprintf("failed: %s: %s: %s", textout.Terminal(c.Family), textout.Terminal(c.Name), textout.Terminal(c.FailureLine())))
-				}
-				if c.Rerun != "" {
-					if r := RerunOf(c); r != "" {
-						reruns = append(reruns, textout.Terminal(r))
-					} else {
-						reruns = append(reruns, fmt.Sprintf("(%s: %s: the recorded command is not one logjam writes; not shown)", textout.Terminal(c.Family), textout.Terminal(c.Name)))
-					}
-				}
-				if c.Entry != "" && !c.VerdictMatches() {
-					entries = append(entries, fmt.Sprintf("%s: %s %s: expected %s, observed %s", textout.Terminal(c.Entry), textout.Terminal(c.Family), textout.Terminal(c.Name),
-						textout.Terminal(string(c.Expected)), textout.Terminal(string(c.Observed)))+evidenceLines(c))
-				}
+				summaries = append(summaries, summaryOf(c))
+			case c.Observed != verdict.OK:
+				st = styleExpected
 			}
 			if rt := c.RealText(); rt != "" {
 				v += " | " + textout.Terminal(rt)
 			}
-			grid[[2]string{row, col}] = v
+			grid[[2]string{row, col}] = shown{v, st}
 		}
 		slices.SortStableFunc(cols, func(a, b string) int { return columnRank(a) - columnRank(b) })
 		fmt.Fprintf(w, "\n%s (%d cells)\n", textout.Terminal(f), len(cs))
@@ -110,7 +156,7 @@ func RenderText(w io.Writer, m Matrix) int {
 			width = max(width, len(col)+2)
 		}
 		for _, v := range grid {
-			width = max(width, len(v)+2)
+			width = max(width, len(v.text)+2)
 		}
 		idWidth := 12
 		for _, r := range rows {
@@ -121,16 +167,19 @@ func RenderText(w io.Writer, m Matrix) int {
 			fmt.Fprintf(w, "%-*s", width, col)
 		}
 		fmt.Fprintln(w)
+		// A grid line goes straight to raw: its label through CILine (it
+		// begins the line), each cell already neutralised, then styled.
 		for _, r := range rows {
-			fmt.Fprintf(w, "%-*s", idWidth, r)
+			var line strings.Builder
+			line.WriteString(textout.CILine(fmt.Sprintf("%-*s", idWidth, r)))
 			for _, col := range cols {
-				v := grid[[2]string{r, col}]
-				if v == "" {
-					v = "-"
+				v, ok := grid[[2]string{r, col}]
+				if !ok {
+					v.text = "-"
 				}
-				fmt.Fprintf(w, "%-*s", width, v)
+				line.WriteString(style(v.style, v.text) + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(v.text))))
 			}
-			fmt.Fprintln(w)
+			fmt.Fprintln(raw, line.String())
 		}
 	}
 	bad := 0
@@ -145,17 +194,15 @@ func RenderText(w io.Writer, m Matrix) int {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, verdictCounts(m))
-	if bad > 0 {
-		fmt.Fprintln(w, "legend: !OBSERVED/EXPECTED a cell whose verdict was not the expected one; !VERDICT+check the verdict as expected, another check of the spec failed; !FAIL a spec that failed outside any cell")
+	fmt.Fprintln(w, "legend:")
+	for _, l := range Legend {
+		fmt.Fprintln(raw, style(styleDim, "  "+l))
 	}
-	for _, f := range failed {
-		fmt.Fprintln(w, f)
-	}
-	for _, e := range entries {
-		fmt.Fprintln(w, e)
-	}
-	for _, r := range reruns {
-		fmt.Fprintf(w, "rerun: %s\n", r)
+	if len(summaries) > 0 {
+		fmt.Fprintf(raw, "\n%s\n", style(styleUnexpected, fmt.Sprintf("%d not as expected:", len(summaries))))
+		for _, s := range summaries {
+			fmt.Fprintln(w, s)
+		}
 	}
 	return bad
 }

@@ -371,7 +371,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 			runs[i] = fr
 			// A focus prints only the families it selected something in.
 			if o.focus == "" || len(fr.cells) > 0 {
-				prog.println(familyLine(prog.tty, fr))
+				prog.println(familyLine(prog.tty && colourAllowed(), fr))
 			}
 		}()
 	}
@@ -533,23 +533,27 @@ func repeatOutcome(fam string, r int, js, logPath string, runErr error, interrup
 }
 
 // familyLine is one family's line: cells, as expected, not, seconds;
-// colour only on a terminal.
-func familyLine(tty bool, fr familyRun) string {
+// colour only when colour is set (a terminal, NO_COLOR unset).
+func familyLine(colour bool, fr familyRun) string {
 	fams := report.Group(fr.cells)
 	t := report.Count(fams)
 	not := fmt.Sprintf("%d not", t.Not)
 	if t.Flaky > 0 {
 		not += fmt.Sprintf(" (%d flaky)", t.Flaky)
 	}
-	if tty {
-		colour := "\x1b[32m"
+	if colour {
+		c := "\x1b[32m"
 		if t.Not > 0 {
-			colour = "\x1b[31m"
+			c = "\x1b[31m"
 		}
-		not = colour + not + "\x1b[0m"
+		not = c + not + "\x1b[0m"
 	}
 	return fmt.Sprintf("logjam: %-9s %3d cells, %3d as expected, %s, %.1f s", fr.name, t.Cells, t.AsExpected, not, fr.seconds)
 }
+
+// colourAllowed: NO_COLOR (https://no-color.org) unset or empty. Colour
+// also needs a terminal (isTerminal): a log or a pipe never gets escapes.
+func colourAllowed() bool { return os.Getenv("NO_COLOR") == "" }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -567,8 +571,8 @@ func commitOf(root string) string {
 }
 
 // printRows prints the text matrix (a FLAKY cell with every repeat's
-// verdict) and the rerun command of each cell not as expected; it returns
-// how many.
+// verdict), its legend and the summary of each cell not as expected, in
+// colour on a terminal unless NO_COLOR is set; it returns how many.
 func printRows(fams []report.Family, w io.Writer) int {
-	return report.RenderText(w, report.Collapse(fams))
+	return report.RenderStyledText(w, report.Collapse(fams), isTerminal(w) && colourAllowed())
 }

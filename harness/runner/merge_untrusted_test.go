@@ -310,7 +310,7 @@ func TestMergePrintsForeignCellNamesHarmlessly(t *testing.T) {
 			if strings.HasPrefix(strings.TrimLeft(l, " "), "::") {
 				t.Errorf("%s prints a workflow command line: %q", what, l)
 			}
-			if r, ok := strings.CutPrefix(l, "rerun: "); ok && !strings.HasPrefix(r, `cd "$(go list -m -f '{{.Dir}}')" && LOGJAM_PROFILE=local LOGJAM_SEED=7 ./logjam ginkgo --focus 'D1 c`) && !strings.HasPrefix(r, "(") {
+			if r, ok := strings.CutPrefix(strings.TrimLeft(l, " "), "rerun: "); ok && !strings.HasPrefix(r, `cd "$(go list -m -f '{{.Dir}}')" && LOGJAM_PROFILE=local LOGJAM_SEED=7 ./logjam ginkgo --focus 'D1 c`) && !strings.HasPrefix(r, "(") {
 				t.Errorf("%s prints a rerun line logjam did not build: %q", what, l)
 			}
 		}

@@ -28,9 +28,10 @@ type randomFlags struct {
 	replay  string
 	shrink  int
 	replays int
+	verbose bool
 }
 
-const randomUsage = "usage: logjam chaos -random N [-seed S] [-policy P[,P...]] [-kind sink|lazyinit] [-j N] [-shrink-runs N] [-replays K] [-profile P] | logjam chaos -replay SCHEDULE"
+const randomUsage = "usage: logjam chaos -random N [-seed S] [-policy P[,P...]] [-kind sink|lazyinit] [-j N] [-shrink-runs N] [-replays K] [-v] [-profile P] | logjam chaos -replay SCHEDULE"
 
 // IsCommand reports whether logjam chaos's arguments ask for random
 // schedules (-random, -replay) rather than the suites.
@@ -64,6 +65,7 @@ func addRandomFlags(fs *flag.FlagSet) *randomFlags {
 	fs.IntVar(&r.procs, "j", defaultProcs(), "with -random: children at a time (default: three a core)")
 	fs.StringVar(&r.replay, "replay", "", "play exactly this schedule (as -random prints it) and print its verdict")
 	fs.IntVar(&r.shrink, "shrink-runs", defaultShrinkRuns, "with -random: child runs the shrinking of each failure cause may spend, a run whose forwarder reads a few bytes at a time weighing more (0: no shrinking)")
+	fs.BoolVar(&r.verbose, "v", false, "with -random: print each cause's schedules too (base64 replay commands, JSON, a Ginkgo Entry, a simrt line) and its shrink steps")
 	fs.IntVar(&r.replays, "replays", 0, "with -random: replay each of the first 100 failures this many times and print the agreement")
 	return r
 }
@@ -216,7 +218,7 @@ func Command(args []string, w io.Writer) int {
 		return fail("%v", err)
 	}
 	PrintTable(w, results)
-	flaky := PrintFailures(w, results, findings, f, r.shrink)
+	flaky := PrintFailures(w, results, findings, f, r.shrink, r.verbose)
 	if r.replays > 0 {
 		more, err := run.ReplayAgreement(ctx, w, results, r.replays, 100, r.procs)
 		if err != nil {
@@ -228,7 +230,7 @@ func Command(args []string, w io.Writer) int {
 		return 1 // a verdict that depends on timing is a defect, whatever the policy
 	}
 	for _, res := range results {
-		if c := res.Schedule.Column(); res.Failed() && (c == "logjam" || c == "fixed") {
+		if res.Failed() && IsFinding(res.Schedule) {
 			return 1
 		}
 	}

@@ -188,7 +188,7 @@ func TestHuntPrintsTheSameWhateverTheTiming(t *testing.T) {
 		}
 		var b strings.Builder
 		PrintTable(&b, results)
-		if flaky := PrintFailures(&b, results, findings, f, 40); len(flaky) > 0 {
+		if flaky := PrintFailures(&b, results, findings, f, 40, true); len(flaky) > 0 {
 			t.Fatalf("a fake oracle cannot be flaky: %v", flaky)
 		}
 		for _, fd := range findings {
