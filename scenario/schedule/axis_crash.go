@@ -47,8 +47,9 @@ func (crashAxis) Validate(k *Sink) error {
 // pipe or die in it), no Ctrl-C on the way (one would end the script
 // before its lines outside a call), nothing after the crash that the run
 // would never reach (the daemons, the fork), and with sys.stderr replaced
-// no call that logged before it (what its exit flushed to the in-memory
-// stream dies with the process, as at an abort).
+// no call that logged before it and no thread's line outside a call that
+// an outermost exit may follow (what an outermost exit flushed to the
+// in-memory stream dies with the process, as at an abort).
 func (crashAxis) InContract(s Schedule) error {
 	k := s.Sink
 	if k.Crash == nil {
@@ -65,8 +66,23 @@ func (crashAxis) InContract(s Schedule) error {
 		return outside("a crash with daemons or a fork (the run never reaches them)")
 	case k.Stderr.Kind != StderrOriginal && k.callsLogged():
 		return outside("a crash with sys.stderr replaced after calls that logged (their lines, flushed to it, die with it)")
+	case k.Stderr.Kind != StderrOriginal && k.outsideBeforeAnExit():
+		return outside("a crash with sys.stderr replaced and a thread's lines outside a call before an outermost exit (it flushes them to it, and they die with it)")
 	}
 	return nil
+}
+
+// outsideBeforeAnExit: a thread logs its own lines outside a call while
+// an outermost exit may still follow (kept for a replaced sys.stderr
+// until then): any thread beside the main one (the main thread's calls
+// run beside it), or the main thread while another thread makes calls.
+func (k *Sink) outsideBeforeAnExit() bool {
+	for i, t := range k.Threads {
+		if t.Outside > 0 && (i > 0 || k.otherCalls() > 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // callsLogged: some call, a nested one or a pool's workers logged a line.
@@ -101,8 +117,10 @@ func (crashAxis) Steps(s Schedule) []Step {
 // daemons and the fork it would never reach are dropped with it. The
 // crash that meets the keep's lock held needs sys.stderr replaced (logjam
 // keeps a line outside a call then) and so, inside the contract, calls
-// that log nothing: with sys.stderr replaced the draw silences the calls
-// too (else the crash would lie outside the contract and be dropped).
+// that log nothing (and no thread's own line outside a call, which an
+// outermost exit would flush to the in-memory stream): with sys.stderr
+// replaced the draw silences them (else the crash would lie outside the
+// contract and be dropped).
 // TestCrashDrawMeetsTheKeepLock pins how often a crash meets that lock.
 func (crashAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
 	if s.Sink.Abort != nil || d.IntRange(0, 2, "crash?") > 0 {
@@ -126,8 +144,13 @@ func (crashAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
 	}
 }
 
-// silenceCalls makes every call, nested call and pool log no line.
+// silenceCalls makes every call, nested call and pool log no line, and
+// every thread log none of its own outside a call (Sink.Outside, logged
+// once the threads are joined, stays).
 func (k *Sink) silenceCalls() {
+	for i := range k.Threads {
+		k.Threads[i].Outside, k.Threads[i].OutsideText = 0, nil
+	}
 	threadsAxis{}.capLines(k, 0)
 	k.eachCall(func(_, _ int, c *Call) {
 		c.Pool = nil

@@ -45,6 +45,11 @@ func TestCrashAxisRules(t *testing.T) {
 		"a ctrl-c":                               {func(k *Sink) { k.Sigint = SigintLine }, "a crash with a Ctrl-C"},
 		"daemons":                                {func(k *Sink) { k.Daemons = 2 }, "a crash with daemons"},
 		"calls that logged, sys.stderr captured": {func(k *Sink) { k.Threads[0].Calls[0].Lines = 1 }, "a crash with sys.stderr replaced after calls that logged"},
+		"another thread's line outside a call, sys.stderr captured": {func(k *Sink) { k.Threads = append(k.Threads, Thread{Outside: 1}) }, "a crash with sys.stderr replaced and a thread's lines outside a call before an outermost exit"},
+		"the main thread's line outside a call, another thread's call after it": {func(k *Sink) {
+			k.Threads[0].Outside = 1
+			k.Threads = append(k.Threads, Thread{Calls: []Call{{Size: 80, Level: "I"}}})
+		}, "a crash with sys.stderr replaced and a thread's lines outside a call before an outermost exit"},
 	} {
 		s := crashSchedule(2)
 		tc.change(s.Sink)
