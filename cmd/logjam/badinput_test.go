@@ -77,6 +77,8 @@ var badInputs = []badInput{
 	{"procs negative", "logjam", []string{"chaos", "-procs", "-1"}, nil, "", "-procs and -repeat must be at least 0"},
 	{"repeat negative", "logjam", []string{"chaos", "-repeat", "-2"}, nil, "", "-procs and -repeat must be at least 0"},
 	{"slots zero", "logjam", []string{"chaos", "-slots", "0"}, nil, "", "-slots at least 1"},
+	{"rerun-failed with a focus", "logjam", []string{"chaos", "-rerun-failed", "-focus", "X"}, nil, "", "-rerun-failed picks the cells itself"},
+	{"rerun-failed with no run", "logjam", []string{"chaos", "-rerun-failed"}, nil, "", "no run in"},
 	{"shard past its count", "logjam", []string{"chaos", "-shard", "3/2"}, nil, "", `shard "3/2" is not K/N with 1 <= K <= N`},
 	{"shard not K/N", "logjam", []string{"chaos", "-shard", "half"}, nil, "", `shard "half" is not K/N`},
 	{"shard zero", "logjam", []string{"chaos", "-shard", "0/4"}, nil, "", `shard "0/4"`},
@@ -316,6 +318,12 @@ func TestGoodInputStartsWhatBadInputMayNot(t *testing.T) {
 		stdout, stderr, code, _ := badInput{prog: "logjam", args: args}.run(t)
 		if code != 0 || !strings.HasPrefix(stdout, "usage: logjam "+args[0]) || stderr != "" {
 			t.Errorf("logjam %v: exit %d, stdout %q, stderr %q; want its usage on stdout, exit 0", args, code, stdout, stderr)
+		}
+		// chaos -h describes every flag chaos takes, random search's too.
+		for _, want := range []string{"-rerun-failed", "-keep-bundles", "-random", "-shrink-runs", "-replay"} {
+			if args[0] == "chaos" && !strings.Contains(stdout, want) {
+				t.Errorf("logjam chaos -h does not describe %s", want)
+			}
 		}
 	}
 	stdout, _, code, _ = badInput{prog: "simrt", args: []string{"-h"}}.run(t)

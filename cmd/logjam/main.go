@@ -39,6 +39,12 @@ func logjam(args []string, w io.Writer) int {
 		search.Usage(w) // chaos -random -h: random search's own flags
 		return 0
 	}
+	if len(args) > 0 && args[0] == "chaos" && slices.ContainsFunc(args[1:], isHelp) {
+		code := runner.Main(args, w) // chaos -h: the suites' flags, then random search's
+		fmt.Fprintln(w)
+		search.Usage(w)
+		return code
+	}
 	if len(args) > 0 && args[0] == "test" {
 		return goTest(args[1:], w, os.Stderr)
 	}

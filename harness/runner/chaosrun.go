@@ -28,7 +28,7 @@ import (
 	"logjam/internal/shard"
 )
 
-const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-keep-bundles] [-v] [FAMILY...]"
+const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-keep-bundles] [-rerun-failed] [-v] [FAMILY...]"
 
 // KeepBundlesEnv set to 1 in a family's environment (logjam chaos
 // -keep-bundles) asks suitekit for an evidence bundle of every cell, as
@@ -54,29 +54,32 @@ type chaosOptions struct {
 	runID   string
 	verbose bool // a line per cell
 	keep    bool // a bundle of every cell (-keep-bundles)
+	// rerun: -rerun-failed's line saying what it picked ("": not given).
+	rerun string
 }
 
 // chaosFlags are logjam chaos's flags as given, before they are checked.
 type chaosFlags struct {
 	profile, focus, shard, out, runID *string
 	procs, slots, repeat              *int
-	verbose, keep                     *bool
+	verbose, keep, rerunFailed        *bool
 }
 
 func newChaosFlags() (*flag.FlagSet, chaosFlags) {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs, chaosFlags{
-		profile: fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml (local, nightly, focus)"),
-		focus:   fs.String("focus", "", "run only the cells whose names match this regular expression (logjam list shows the names)"),
-		shard:   fs.String("shard", "", "run only shard K of N (K/N); give every shard the same -run-id and LOGJAM_SEED for report merge"),
-		procs:   fs.Int("procs", 0, "spec processes per family (0: fitted to the cores and the family in fast mode, 12 in strict)"),
-		slots:   fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families"),
-		out:     fs.String("out", "", "reports directory (default: reports/ at the module root)"),
-		repeat:  fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)"),
-		runID:   fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)"),
-		keep:    fs.Bool("keep-bundles", false, "write an evidence bundle for every cell, as expected or not (default: only for a cell not as expected), so that an expected HANG can be replayed"),
-		verbose: fs.Bool("v", false, "a line per cell as it ends (default: on a terminal a status line updated in place, elsewhere a count every 5 s; a cell not as expected always gets its line)"),
+		profile:     fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml (local, nightly, focus)"),
+		focus:       fs.String("focus", "", "run only the cells whose names match this regular expression (logjam list shows the names)"),
+		shard:       fs.String("shard", "", "run only shard K of N (K/N); give every shard the same -run-id and LOGJAM_SEED for report merge"),
+		procs:       fs.Int("procs", 0, "spec processes per family (0: fitted to the cores and the family in fast mode, 12 in strict)"),
+		slots:       fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families"),
+		out:         fs.String("out", "", "reports directory (default: reports/ at the module root)"),
+		repeat:      fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)"),
+		runID:       fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)"),
+		keep:        fs.Bool("keep-bundles", false, "write an evidence bundle for every cell, as expected or not (default: only for a cell not as expected), so that an expected HANG can be replayed"),
+		rerunFailed: fs.Bool("rerun-failed", false, "run again only the cells the last run (reports/latest or reports/latest-focus, whichever is newer) had not as expected, with its profile and seed unless -profile or LOGJAM_SEED says otherwise; no -focus, -shard, -out or FAMILY with it"),
+		verbose:     fs.Bool("v", false, "a line per cell as it ends (default: on a terminal a status line updated in place, elsewhere a count every 5 s; a cell not as expected always gets its line)"),
 	}
 }
 
@@ -128,6 +131,11 @@ func parseChaos(args []string) (chaosOptions, error) {
 			if !slices.Contains(o.only, fam) {
 				o.only = append(o.only, fam)
 			}
+		}
+	}
+	if *f.rerunFailed {
+		if err := o.pickFailed(fs, *out, *repeat); err != nil {
+			return o, err
 		}
 	}
 	if *out != "" {
@@ -243,13 +251,23 @@ func runChaos(args []string, w io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		fs, _ := newChaosFlags()
 		subUsage(w, chaosUsage+"\n\nFAMILY...: run only these families (logjam list names them); -focus narrows them further.\n\nflags:", fs)
-		fmt.Fprintln(w, "\nenvironment: LOGJAM_PROFILE (local, nightly, focus), LOGJAM_TIMEOUT_SCALE, LOGJAM_SEED.\nrandom fault schedules instead of the suites: logjam chaos -random N (its flags: logjam -h)")
+		fmt.Fprintln(w, "\nenvironment: LOGJAM_PROFILE (local, nightly, focus), LOGJAM_TIMEOUT_SCALE, LOGJAM_SEED.\nrandom fault schedules instead of the suites: logjam chaos -random N (its flags below)")
+		return 0
+	}
+	if errors.Is(err, errNothingToRerun) {
+		fmt.Fprintf(w, "logjam: -rerun-failed: %v\n", err)
 		return 0
 	}
 	if err != nil {
 		return fail("chaos: %v (%s)", err, chaosUsage)
 	}
+	if o.rerun != "" {
+		fmt.Fprintln(w, o.rerun)
+	}
 	emptyFocus := func() int {
+		if o.rerun != "" {
+			return fail("chaos: -rerun-failed: no cell of this tree has the name of a cell the last run had not as expected (renamed or removed since)")
+		}
 		return fail("chaos: -focus %s selects no spec in any family (logjam list -focus REGEXP shows what a focus selects)", strconv.Quote(o.focus))
 	}
 	if o.pointer == "" {
@@ -260,7 +278,11 @@ func runChaos(args []string, w io.Writer) int {
 		return emptyFocus()
 	}
 	reports := filepath.Join(o.root, "reports")
-	if o.out, err = newRunFolder(reports, time.Now(), o.prof.Name, o.focus, o.shard); err != nil {
+	name, focus := o.prof.Name, o.focus
+	if o.rerun != "" {
+		name, focus = name+"-rerun-failed", "" // the focus is every failing name
+	}
+	if o.out, err = newRunFolder(reports, time.Now(), name, focus, o.shard); err != nil {
 		return fail("reports directory: %v", err)
 	}
 	code := chaosRun(o, w)
