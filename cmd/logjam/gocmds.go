@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,6 +35,10 @@ const (
 // minute or more.
 const quietLimit = 15 * time.Second
 
+// verboseTestFlag is a go test flag after which its output is the user's
+// to read as go test writes it.
+var verboseTestFlag = regexp.MustCompile(`^--?(v|json|test\.v)(=.*)?$`)
+
 func goTest(args []string, out, errOut io.Writer) int {
 	if len(args) == 1 && isHelp(args[0]) {
 		fmt.Fprintln(out, goTestUsage)
@@ -41,8 +47,17 @@ func goTest(args []string, out, errOut io.Writer) int {
 	if len(args) == 0 {
 		args = []string{"./..."}
 	}
-	return runSpeaking(childbin.GoCommand(context.Background(), append([]string{"test"}, args...)...), "go test "+strings.Join(args, " "),
-		"the go command compiles every package first and prints nothing meanwhile (under a minute in a fresh clone), then a line per package, in order", quietLimit, out, errOut)
+	what := "go test " + strings.Join(args, " ")
+	silence := "the go command compiles every package first and prints nothing meanwhile (under a minute in a fresh clone), then a line per package, in order"
+	if slices.ContainsFunc(args, func(a string) bool { return verboseTestFlag.MatchString(a) }) {
+		// The user's own -v or -json: go test's output as it is.
+		return runSpeaking(childbin.GoCommand(context.Background(), append([]string{"test"}, args...)...), what, silence, quietLimit, out, errOut)
+	}
+	// go test -json, turned back into go test's lines, so that a package
+	// whose every test skipped says so (testLines).
+	lines := newTestLines(out)
+	defer lines.close()
+	return runSpeaking(childbin.GoCommand(context.Background(), append([]string{"test", "-json"}, args...)...), what, silence, quietLimit, lines, errOut)
 }
 
 func ginkgo(args []string, out, errOut io.Writer) int {
