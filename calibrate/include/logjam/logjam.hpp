@@ -1004,7 +1004,7 @@ class Logjam : public Sink {
       // under one hold of the stdio lock: two let the GIL be re-taken
       // between them, and an abort there (another thread's Fatal line)
       // killed the call's lines, still kept.
-      Taken outside = take_outside();
+      Taken outside = outside_kept_.load() ? take_outside() : Taken();  // nothing kept: no lock
       Taken t = outside.then(call().kept.take());
       Exc e = t.empty() ? Exc() : flush_to(t, "outermost exit");  // re-raised as itself
       if (!outside.empty()) flushed();
