@@ -124,7 +124,7 @@ if [ "$readme" = 1 ]; then
 	{
 		echo "<!-- bench-matrix: written by scripts/bench-matrix.sh -readme; rerun it, do not edit by hand -->"
 		echo "Measured by \`scripts/bench-matrix.sh\` on $started: $cores cores, load $load at the start (a machine"
-		echo "shared with other work), side by side with $basedesc (before issue 36). This tree's matrix: $counts;"
+		echo "shared with other work), side by side with $basedesc (the base). This tree's matrix: $counts;"
 		echo "$procs. Its families' seconds, last run: $families."
 		echo
 		table

@@ -57,3 +57,27 @@ func TestScaleKnobFromTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// The local profile replays only the own columns of the row schedules;
+// nightly, and LOGJAM_RANDOM_ROWS=all (set by .ci/run), every column.
+func TestRowsKnobAndItsOverride(t *testing.T) {
+	for name, own := range map[string]bool{"local": true, "nightly": false} {
+		p, err := Load("../../"+FileName, name)
+		if err != nil || p.Random.OwnRowsOnly() != own {
+			t.Errorf("%s: own rows only %v (%v), want %v", name, p.Random.OwnRowsOnly(), err, own)
+		}
+	}
+	t.Setenv("LOGJAM_RANDOM_ROWS", RowsAll)
+	if p, err := Load("../../"+FileName, "local"); err != nil || p.Random.OwnRowsOnly() {
+		t.Errorf("LOGJAM_RANDOM_ROWS=all: own rows only %v (%v)", p.Random.OwnRowsOnly(), err)
+	}
+	t.Setenv("LOGJAM_RANDOM_ROWS", "some")
+	if _, err := Load("../../"+FileName, "local"); err == nil || !strings.Contains(err.Error(), "LOGJAM_RANDOM_ROWS") {
+		t.Errorf("LOGJAM_RANDOM_ROWS=some: %v, want it refused", err)
+	}
+	t.Setenv("LOGJAM_RANDOM_ROWS", "")
+	body := "profiles:\n  local:\n    deadline: 20s\n    timeout_scale: 1\n    mode: fast\n    repeat: 1\n    grace_floor: 2s\n    random:\n      rows: some\n"
+	if _, err := Load(write(t, body), "local"); err == nil || !strings.Contains(err.Error(), "rows") {
+		t.Errorf("rows: some: %v, want it refused", err)
+	}
+}

@@ -22,13 +22,34 @@ type Random struct {
 	// axes.Columns); logjam's and fixed's runs must be OK, the others'
 	// must replay alike.
 	Policies []string `yaml:"policies"`
+	// Rows: which columns of the row-schedule replays (suites/random,
+	// rows_test.go) run: "all" (or empty) every policy of each row, "own"
+	// only logjam's and fixed's, the columns that must be OK
+	// (LOGJAM_RANDOM_ROWS overrides).
+	Rows string `yaml:"rows" json:",omitempty"`
 	// OldFamily is read, never written: a bundle's profile written before
 	// Kind was named so says "Family" (Profile.Upgrade moves it).
 	OldFamily string `yaml:"-" json:"Family,omitempty"`
 }
 
-// fromEnv applies LOGJAM_RANDOM_RUNS and LOGJAM_RANDOM_SEED.
+// RowsAll and RowsOwn are Rows' values.
+const (
+	RowsAll = "all"
+	RowsOwn = "own"
+)
+
+// OwnRowsOnly: only logjam's and fixed's row-schedule replays run.
+func (r Random) OwnRowsOnly() bool { return r.Rows == RowsOwn }
+
+// fromEnv applies LOGJAM_RANDOM_RUNS, LOGJAM_RANDOM_SEED and
+// LOGJAM_RANDOM_ROWS.
 func (r *Random) fromEnv() error {
+	if s, ok := os.LookupEnv("LOGJAM_RANDOM_ROWS"); ok && s != "" {
+		if s != RowsAll && s != RowsOwn {
+			return fmt.Errorf("LOGJAM_RANDOM_ROWS=%q (accepted: %s, %s)", s, RowsAll, RowsOwn)
+		}
+		r.Rows = s
+	}
 	if s := os.Getenv("LOGJAM_RANDOM_RUNS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil {
@@ -53,6 +74,9 @@ func (r Random) validate(path, profile string) error {
 	}
 	if r.Kind != "" && !slices.Contains(axes.Kinds, r.Kind) {
 		return bad(fmt.Sprintf("kind %q (accepted: %s, or empty for both)", r.Kind, strings.Join(axes.Kinds, ", ")))
+	}
+	if r.Rows != "" && r.Rows != RowsAll && r.Rows != RowsOwn {
+		return bad(fmt.Sprintf("rows %q (accepted: %s, %s)", r.Rows, RowsAll, RowsOwn))
 	}
 	if r.OldFamily != "" {
 		return bad(fmt.Sprintf("Family %q: the old spelling of kind, read only from a bundle", r.OldFamily))
