@@ -74,6 +74,8 @@ var badInputs = []badInput{
 	{"no such family after flags", "logjam", []string{"chaos", "-focus", "X", "extra"}, nil, "", `no family "extra"`},
 	{"unknown flag", "logjam", []string{"chaos", "-colour"}, nil, "", "flag provided but not defined: -colour"},
 	{"focus not a regexp", "logjam", []string{"chaos", "-focus", "D1 ["}, nil, "", "not a regular expression"},
+	{"label filter not a filter", "logjam", []string{"chaos", "-label-filter", "(("}, nil, "", "is not a Ginkgo label filter: Syntax Error Parsing Label Filter"},
+	{"list: label filter not a filter", "logjam", []string{"list", "-label-filter", "&&"}, nil, "", "is not a Ginkgo label filter"},
 	{"procs negative", "logjam", []string{"chaos", "-procs", "-1"}, nil, "", "-procs and -repeat must be at least 0"},
 	{"repeat negative", "logjam", []string{"chaos", "-repeat", "-2"}, nil, "", "-procs and -repeat must be at least 0"},
 	{"slots zero", "logjam", []string{"chaos", "-slots", "0"}, nil, "", "-slots at least 1"},

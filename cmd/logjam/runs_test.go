@@ -90,6 +90,7 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"chaos", "-focus", "ZZZ9 no such cell"},
 		{"chaos", "-out", own, "-focus", "ZZZ9 no such cell"},
+		{"chaos", "-label-filter", "zzz9-no-such-label"},
 	} {
 		cmd := exec.Command(logjamBin, args...)
 		cmd.Dir = root
@@ -100,7 +101,7 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 		g.Expect(errors.As(err, &exit)).To(BeTrue(), "%v: exit 0 for an empty focus:\n%s", args, stdout.String())
 		g.Expect(exit.ExitCode()).To(Equal(2), "%v", args)
 		g.Expect(strings.Split(strings.TrimSpace(stderr.String()), "\n")).To(HaveLen(1), "%v: stderr: %q", args, stderr.String())
-		g.Expect(stderr.String()).To(ContainSubstring(`-focus "ZZZ9 no such cell" selects no spec in any family`))
+		g.Expect(stderr.String()).To(Or(ContainSubstring(`-focus "ZZZ9 no such cell" selects no spec in any family`), ContainSubstring(`-label-filter "zzz9-no-such-label" selects no spec in any family`)))
 		g.Expect(stdout.String()).NotTo(ContainSubstring("0 cells"), "%v: an unselected family printed its line", args)
 	}
 	runs, _ := filepath.Glob(filepath.Join(root, "reports", "runs", "*"))

@@ -28,7 +28,7 @@ import (
 	"logjam/internal/shard"
 )
 
-const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-keep-bundles] [-rerun-failed] [-v] [FAMILY...]"
+const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-label-filter EXPR] [-shard K/N] [-repeat N] [-procs N] [-slots N] [-out DIR] [-run-id ID] [-keep-bundles] [-rerun-failed] [-v] [FAMILY...]"
 
 // KeepBundlesEnv set to 1 in a family's environment (logjam chaos
 // -keep-bundles) asks suitekit for an evidence bundle of every cell, as
@@ -41,9 +41,12 @@ type chaosOptions struct {
 	prof config.Profile
 	root string
 	// only: the families named on the command line (none: every family).
-	only   []string
-	out    string
-	focus  string
+	only  []string
+	out   string
+	focus string
+	// labels: a Ginkgo label filter (-label-filter), checked by Ginkgo's
+	// own parser; "" for none.
+	labels string
 	shard  shard.Shard
 	procs  int // per family; 0: fitted (fittedProcs)
 	slots  int
@@ -60,9 +63,9 @@ type chaosOptions struct {
 
 // chaosFlags are logjam chaos's flags as given, before they are checked.
 type chaosFlags struct {
-	profile, focus, shard, out, runID *string
-	procs, slots, repeat              *int
-	verbose, keep, rerunFailed        *bool
+	profile, focus, labels, shard, out, runID *string
+	procs, slots, repeat                      *int
+	verbose, keep, rerunFailed                *bool
 }
 
 func newChaosFlags() (*flag.FlagSet, chaosFlags) {
@@ -71,6 +74,7 @@ func newChaosFlags() (*flag.FlagSet, chaosFlags) {
 	return fs, chaosFlags{
 		profile:     fs.String("profile", envOr("LOGJAM_PROFILE", "local"), "run profile from ginkgo.yml (local, nightly, focus)"),
 		focus:       fs.String("focus", "", "run only the cells whose names match this regular expression (logjam list shows the names)"),
+		labels:      fs.String("label-filter", "", "run only the specs whose labels match this Ginkgo label filter (e.g. 'negative-control', '!random'; logjam list -label-filter shows what it selects)"),
 		shard:       fs.String("shard", "", "run only shard K of N (K/N); give every shard the same -run-id and LOGJAM_SEED for report merge"),
 		procs:       fs.Int("procs", 0, "spec processes per family (0: fitted to the cores and the family in fast mode, 12 in strict)"),
 		slots:       fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families"),
@@ -93,6 +97,10 @@ func parseChaos(args []string) (chaosOptions, error) {
 	if err := checkFocus(*focus); err != nil {
 		return o, err
 	}
+	if err := checkLabelFilter(*f.labels); err != nil {
+		return o, err
+	}
+	o.labels = *f.labels
 	if err := checkAmbientFailpoints(); err != nil {
 		return o, err
 	}
@@ -141,7 +149,7 @@ func parseChaos(args []string) (chaosOptions, error) {
 	if *out != "" {
 		o.out, _ = filepath.Abs(*out)
 	} else {
-		o.pointer = pointerFor(o.focus, o.shard)
+		o.pointer = pointerFor(o.focus+o.labels, o.shard)
 		if len(o.only) > 0 {
 			o.pointer = LatestFocusPointer // a part of the matrix, as a focus is
 		}
@@ -268,6 +276,13 @@ func runChaos(args []string, w io.Writer) int {
 		if o.rerun != "" {
 			return fail("chaos: -rerun-failed: no cell of this tree has the name of a cell the last run had not as expected (renamed or removed since)")
 		}
+		if o.labels != "" {
+			sel := "-label-filter " + strconv.Quote(o.labels)
+			if o.focus != "" {
+				sel = "-focus " + strconv.Quote(o.focus) + " " + sel
+			}
+			return fail("chaos: %s selects no spec in any family (logjam list with the same flags shows what they select)", sel)
+		}
 		return fail("chaos: -focus %s selects no spec in any family (logjam list -focus REGEXP shows what a focus selects)", strconv.Quote(o.focus))
 	}
 	if o.pointer == "" {
@@ -279,6 +294,9 @@ func runChaos(args []string, w io.Writer) int {
 	}
 	reports := filepath.Join(o.root, "reports")
 	name, focus := o.prof.Name, o.focus
+	if o.labels != "" {
+		focus += " " + o.labels
+	}
 	if o.rerun != "" {
 		name, focus = name+"-rerun-failed", "" // the focus is every failing name
 	}
@@ -294,6 +312,9 @@ func runChaos(args []string, w io.Writer) int {
 	publishRun(reports, o.out, o.pointer, code, w)
 	return code
 }
+
+// selects: a focus or a label filter narrows the run.
+func (o chaosOptions) selects() bool { return o.focus != "" || o.labels != "" }
 
 // errEmptyFocus is chaosRun's answer when a focus selected no spec at all
 // (as Ginkgo's --fail-on-empty): bad input, exit status 2, nothing kept.
@@ -392,7 +413,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 			fr := runFamily(o, fam, ginkgoBin, bins[fam], env, st)
 			runs[i] = fr
 			// A focus prints only the families it selected something in.
-			if o.focus == "" || len(fr.cells) > 0 {
+			if !o.selects() || len(fr.cells) > 0 {
 				prog.println(familyLine(prog.tty && colourAllowed(), fr))
 			}
 		}()
@@ -406,7 +427,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	for _, fr := range runs {
 		cells = append(cells, fr.cells...)
 	}
-	if o.focus != "" && len(cells) == 0 && prog.selected() == 0 && st.Signal() == nil {
+	if o.selects() && len(cells) == 0 && prog.selected() == 0 && st.Signal() == nil {
 		return errEmptyFocus
 	}
 	return finish(o, fams, bins, env, cells, runs, st, started, w)
@@ -501,6 +522,9 @@ func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *sto
 		}
 		if o.focus != "" {
 			args = append(args, "--focus="+o.focus)
+		}
+		if o.labels != "" {
+			args = append(args, "--label-filter="+o.labels)
 		}
 		cmd := exec.Command(ginkgoBin, append(args, bin)...)
 		cmd.Dir = o.root

@@ -13,7 +13,7 @@ import (
 	"logjam/internal/config"
 )
 
-const listUsage = "usage: logjam list [-focus REGEXP] [FAMILY...]"
+const listUsage = "usage: logjam list [-focus REGEXP] [-label-filter EXPR] [FAMILY...]"
 
 // listCmd is logjam list: every cell's name, one per line after its
 // family, as -focus (and go tool ginkgo --focus) match them, read from the
@@ -23,6 +23,7 @@ func listCmd(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	focus := fs.String("focus", "", "only the cells whose names match this regular expression")
+	labels := fs.String("label-filter", "", "only the specs whose labels match this Ginkgo label filter")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return subUsage(w, listUsage, fs)
 	} else if err != nil {
@@ -31,12 +32,15 @@ func listCmd(args []string, w io.Writer) int {
 	if err := checkFocus(*focus); err != nil {
 		return fail("list: %v", err)
 	}
+	if err := checkLabelFilter(*labels); err != nil {
+		return fail("list: %v", err)
+	}
 	wd, _ := os.Getwd()
 	cfgPath, err := config.Find(wd)
 	if err != nil {
 		return fail("%v", err)
 	}
-	o := chaosOptions{root: filepath.Dir(cfgPath), focus: *focus}
+	o := chaosOptions{root: filepath.Dir(cfgPath), focus: *focus, labels: *labels}
 	if o.prof, err = config.Load(cfgPath, envOr("LOGJAM_PROFILE", "local")); err != nil {
 		return fail("%v", err)
 	}

@@ -91,6 +91,9 @@ func plannedSpecs(ctx context.Context, o chaosOptions, fam, bin string, env []st
 	defer os.RemoveAll(tmp)
 	jsonPath := filepath.Join(tmp, "plan.json")
 	args := []string{"-ginkgo.dry-run", "-ginkgo.silence-skips", "-ginkgo.no-color", "-ginkgo.json-report=" + jsonPath}
+	if o.labels != "" {
+		args = append(args, "-ginkgo.label-filter="+o.labels)
+	}
 	if o.focus != "" {
 		args = append(args, "-ginkgo.focus="+o.focus)
 	}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
 
 	"logjam/failpoints"
 )
@@ -68,6 +71,24 @@ func checkFocus(focus string) error {
 	}
 	return nil
 }
+
+// checkLabelFilter refuses what Ginkgo's own parser of --label-filter
+// refuses, before anything is built.
+func checkLabelFilter(filter string) error {
+	if filter == "" {
+		return nil
+	}
+	if _, err := types.ParseLabelFilter(filter); err != nil {
+		// Ginkgo's error is coloured, on several lines, with a link: its
+		// words only, on one line.
+		msg := ansiEscape.ReplaceAllString(err.Error(), "")
+		msg, _, _ = strings.Cut(msg, "Learn more")
+		return fmt.Errorf("-label-filter %q is not a Ginkgo label filter: %s", filter, strings.Join(strings.Fields(msg), " "))
+	}
+	return nil
+}
+
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // checkAmbientFailpoints refuses a GO_FAILPOINTS in logjam's environment:
 // the cells set their own and would silently drop it. A malformed value
