@@ -349,8 +349,8 @@ func writeSynced(path string, data []byte) error {
 
 // sourceKey hashes what the binaries are built from: the module's Go
 // build inputs (sources, go.mod, go.sum; every file once a //go:embed
-// appears), outside .git, reports and other dot folders, and the
-// toolchain's settings. Docs and scripts do not force a rebuild.
+// appears), outside .git, reports and other dot folders, the toolchain's
+// settings and the module's folder. Docs and scripts do not force a rebuild.
 func sourceKey(root string) (string, error) {
 	h := sha256.New()
 	var others []string
@@ -360,6 +360,11 @@ func sourceKey(root string) (string, error) {
 		return "", fmt.Errorf("go env: %v", err)
 	}
 	h.Write(env)
+	// The module's folder too: a test binary carries its sources' paths
+	// (an Entry's file:line, made relative to the module root in reports),
+	// so a binary built in another clone names that clone's files
+	// (TestTheSuiteCacheIsPerCheckout).
+	fmt.Fprintf(h, "root %s\n", root)
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -120,3 +120,25 @@ func TestAStampedEntryIsHashedAgainOnceABinaryChanged(t *testing.T) {
 		t.Fatalf("a binary written after the stamps passed: %v", err)
 	}
 }
+
+// TestTheSuiteCacheIsPerCheckout: two checkouts of the same sources get
+// entries of their own, since a test binary names its sources' paths (an
+// Entry's file:line, which reports make relative to the module root):
+// one built in another clone printed that clone's absolute paths.
+func TestTheSuiteCacheIsPerCheckout(t *testing.T) {
+	var keys []string
+	for range 2 {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module fixture\n\ngo 1.22\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		k, err := sourceKey(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	if keys[0] == keys[1] {
+		t.Errorf("two checkouts of the same sources share the cache entry %s", keys[0])
+	}
+}
