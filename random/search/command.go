@@ -62,7 +62,7 @@ func addRandomFlags(fs *flag.FlagSet) *randomFlags {
 	fs.Uint64Var(&r.seed, "seed", 1, "with -random: the first run's seed (run i has seed+i)")
 	fs.StringVar(&r.policy, "policy", "", "with -random: only these policies ("+strings.Join(schedule.SinkPolicies, ", ")+") or lazy-init variants ("+strings.Join(schedule.LazyVariants, ", ")+"), comma-separated")
 	fs.StringVar(&r.kind, "kind", "", "with -random: only this kind of schedule ("+strings.Join(schedule.Kinds, ", ")+")")
-	fs.IntVar(&r.procs, "j", defaultProcs(), "with -random: children at a time (default: three a core)")
+	fs.IntVar(&r.procs, "j", defaultProcs(), "with -random: children at a time (default: six a core)")
 	fs.StringVar(&r.replay, "replay", "", "play exactly this schedule (as -random prints it) and print its verdict")
 	fs.IntVar(&r.shrink, "shrink-runs", defaultShrinkRuns, "with -random: child runs the shrinking of each failure cause may spend, a run whose forwarder reads a few bytes at a time weighing more (0: no shrinking)")
 	fs.BoolVar(&r.verbose, "v", false, "with -random: print each cause's schedules too (base64 replay commands, JSON, a Ginkgo Entry, a simrt line) and its shrink steps")
@@ -82,12 +82,13 @@ func addRandomAliases(fs *flag.FlagSet, r *randomFlags) {
 // all (393 -> 120); at 30, 469 and 29 of 34 (docs/RANDOM.md, "Shrinking").
 const defaultShrinkRuns = 40
 
-// defaultProcs is three children a core: a child waits for most of its
+// defaultProcs is six children a core: a child waits for most of its
 // time (a stall of 200 or 400 ms, a slow sys.stderr, a room check), and
-// leaves its core to another. At two a core, -random 200 -seed 7 used
-// 145-156% of two quiet cores (docs/RANDOM.md, "Shrinking"). What is
-// printed does not depend on it (TestHuntPrintsTheSameWhateverTheTiming).
-func defaultProcs() int { return min(64, 3*runtime.NumCPU()) }
+// leaves its core to another. At three a core, -random 200 -seed 7
+// -shrink-runs 0 took 4.2 s on two cores, at six 2.7 s (docs/RANDOM.md,
+// "What a search's time goes to"). What is printed does not depend on it
+// (TestHuntPrintsTheSameWhateverTheTiming).
+func defaultProcs() int { return min(64, 6*runtime.NumCPU()) }
 
 func (r *randomFlags) filter() schedule.Filter {
 	f := schedule.Filter{Kind: r.kind}

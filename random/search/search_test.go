@@ -95,6 +95,66 @@ func TestShrinkIsOneMinimalAndDeterministic(t *testing.T) {
 	}
 }
 
+// Candidates played ahead change nothing a shrink returns: at every
+// depth, with children that end in a random order and a budget that runs
+// out, the shrunk schedule, its steps, runs and weight are those of
+// judging one candidate at a time, and each schedule is played at most
+// once.
+func TestShrinkAheadTakesTheSamePath(t *testing.T) {
+	fails := func(s schedule.Schedule) bool {
+		return s.Sink != nil && s.Lines() >= 3 && len(s.Sink.Threads) >= 2
+	}
+	shrunk, ahead := 0, 0 // ahead: children played that the path did not judge
+	for seed := uint64(1); seed < 400 && shrunk < 12; seed++ {
+		s := Draw(seed, schedule.Filter{Kind: schedule.KindSink})
+		if !fails(s) {
+			continue
+		}
+		shrunk++
+		for _, budget := range []int{15, 10000} {
+			var want Shrunk
+			for _, depth := range []int{1, 2, 5, 16} {
+				var mu sync.Mutex
+				played := map[string]int{}
+				rng := rand.New(rand.NewPCG(seed, uint64(depth)))
+				play := func(ctx context.Context, c schedule.Schedule) (string, error) {
+					mu.Lock()
+					played[c.Encode()]++
+					d := time.Duration(rng.IntN(300)) * time.Microsecond
+					mu.Unlock()
+					time.Sleep(d) // children end in any order
+					if fails(c) {
+						return "the bug", nil
+					}
+					return "", nil
+				}
+				got, err := shrinkAhead(context.Background(), s, "the bug", budget, play, depth)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for enc, n := range played {
+					if n > 1 {
+						t.Fatalf("seed %d ahead %d: %s played %d times", seed, depth, enc, n)
+					}
+				}
+				if depth == 1 {
+					want = got
+					continue
+				}
+				ahead += len(played) - got.Runs
+				if string(got.Schedule.JSON()) != string(want.Schedule.JSON()) || got.Runs != want.Runs || got.Weight != want.Weight ||
+					got.Minimal != want.Minimal || strings.Join(got.Steps, ", ") != strings.Join(want.Steps, ", ") {
+					t.Fatalf("seed %d budget %d ahead %d: %d runs, %v; one at a time: %d runs, %v", seed, budget, depth, got.Runs, got.Steps, want.Runs, want.Steps)
+				}
+			}
+		}
+	}
+	if shrunk < 5 || ahead == 0 {
+		t.Fatalf("%d schedules drawn fail the fake bug, %d children played ahead", shrunk, ahead)
+	}
+	t.Logf("%d schedules shrunk, %d children played ahead", shrunk, ahead)
+}
+
 // A failure whose replays did not all show it again is FLAKY, with its
 // replay count, and fails the search.
 func TestFlakyNamesItsReplayCount(t *testing.T) {

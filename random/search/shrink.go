@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"logjam/scenario/schedule"
 )
@@ -40,6 +41,22 @@ type test func(ctx context.Context, s schedule.Schedule) (string, error)
 // failed the same way is shrunk, and the child's barriers and seeds decide
 // the verdicts.
 func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, play test) (Shrunk, error) {
+	return shrinkAhead(ctx, s, cause, budget, play, 1)
+}
+
+// shrinkAhead is shrink with children played ahead: while a candidate
+// is judged, the next ahead-1 the path would judge if it passed, and the
+// first ahead/2 if it were taken, are played beside it when their child
+// sleeps (sleeps), and the path reads a verdict from them when it reaches
+// that schedule.
+// The path, the runs counted and the result are shrink's (the verdicts
+// are a function of the schedules); a candidate played ahead that the
+// path leaves is only a child spent (TestShrinkAheadTakesTheSamePath).
+func shrinkAhead(ctx context.Context, s schedule.Schedule, cause string, budget int, play test, ahead int) (Shrunk, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	j := &judge{ctx: ctx, play: play, m: map[string]*verdictOf{}}
+	defer j.wg.Wait()
+	defer cancel()
 	res := Shrunk{Schedule: s}
 	seen := map[string]bool{s.Encode(): true}
 	// lo: per count (a candidate's key), the largest value seen to pass,
@@ -83,7 +100,46 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 				continue
 			}
 			seen[c.enc] = true
-			got, err := play(ctx, c.s)
+			// Play ahead what the path judges next if c passes: the
+			// unseen candidates after it that the budget can pay for.
+			left := budget - res.Weight - w
+			for k, n := at+1, 1; k < len(all) && n < ahead; k++ {
+				if d := all[k]; !seen[d.enc] && cost(d.s) <= left {
+					if sleeps(d.s) {
+						j.start(d.s, d.enc)
+					}
+					left -= cost(d.s)
+					n++
+				}
+			}
+			// And what it judges next if c is taken (a chain of takes
+			// is most of a shrink's time when its children sleep): the
+			// first candidates of c's schedule from where the path
+			// goes on, made now and kept for that path.
+			var taken []candidate
+			if ahead > 1 && sleeps(c.s) {
+				taken = candidates(c.s, lo)
+				k := at
+				if c.key != "" {
+					for i, d := range taken {
+						if d.key == c.key {
+							k = i
+							break
+						}
+					}
+				}
+				left := budget - res.Weight - w
+				for n := 1; k < len(taken) && n < ahead/2+1; k++ {
+					if d := taken[k]; !seen[d.enc] && cost(d.s) <= left {
+						if sleeps(d.s) {
+							j.start(d.s, d.enc)
+						}
+						left -= cost(d.s)
+						n++
+					}
+				}
+			}
+			got, err := j.get(c.s, c.enc)
 			if err != nil {
 				return res, err
 			}
@@ -98,6 +154,9 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 				continue
 			}
 			res.Schedule, took, dirty = c.s, true, true
+			if taken != nil {
+				all, dirty = taken, false // lo is as it was when they were made
+			}
 			res.Steps = append(res.Steps, c.what)
 			resume = c.key
 		}
@@ -106,6 +165,54 @@ func shrink(ctx context.Context, s schedule.Schedule, cause string, budget int, 
 			return res, nil
 		}
 	}
+}
+
+// sleeps reports whether a child of s may wait for much of its time (a
+// stall of fd 2's reader, a slow sys.stderr or forwarder): one worth
+// playing ahead. A child that does not is tens of ms of CPU, which the
+// other causes' children keep busy anyway.
+func sleeps(s schedule.Schedule) bool {
+	return s.Sink != nil && (s.Sink.FD2.StallMs > 0 || len(s.Sink.FD2.Stalls) > 0 || s.Slowness() > 0)
+}
+
+// judge plays schedules at most once each, in the background, and hands
+// out their causes by encoding: shrinkAhead's candidates played ahead.
+type judge struct {
+	ctx  context.Context
+	play test
+	mu   sync.Mutex
+	m    map[string]*verdictOf
+	wg   sync.WaitGroup
+}
+
+type verdictOf struct {
+	done  chan struct{}
+	cause string
+	err   error
+}
+
+func (j *judge) start(s schedule.Schedule, enc string) *verdictOf {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	v := j.m[enc]
+	if v == nil {
+		v = &verdictOf{done: make(chan struct{})}
+		j.m[enc] = v
+		j.wg.Add(1)
+		go func() {
+			defer j.wg.Done()
+			defer close(v.done)
+			v.cause, v.err = j.play(j.ctx, s)
+		}()
+	}
+	return v
+}
+
+// get is s's cause, played now unless it was played ahead.
+func (j *judge) get(s schedule.Schedule, enc string) (string, error) {
+	v := j.start(s, enc)
+	<-v.done
+	return v.cause, v.err
 }
 
 // candidate is one change of a schedule; a change of a count names the
