@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -372,26 +371,16 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		built = "found built"
 	}
 	fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
-	ginkgoBin, err := ginkgoFor(filepath.Dir(bins["simrt"]))
-	if err != nil {
-		return fail("go tool -n ginkgo: %v", err)
-	}
 	slots, err := cpuslot.Serve(o.slots)
 	if err != nil {
 		return fail("CPU slots: %v", err)
 	}
 	defer slots.Close()
-	stub, removeStub, err := ginkgoVersionStub(filepath.Dir(filepath.Dir(bins["simrt"])))
-	if err != nil {
-		return fail("the go command for Ginkgo's version check: %v", err)
-	}
-	defer removeStub()
 	env := append(os.Environ(), "LOGJAM_PROFILE="+o.prof.Name, fmt.Sprintf("LOGJAM_SEED=%d", o.prof.Seed),
 		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=", DieWithParentEnv+"=1")
 	if !o.shard.All() {
 		env = append(env, shard.Env+"="+o.shard.String())
 	}
-	env = append(env, "PATH="+stub+string(filepath.ListSeparator)+os.Getenv("PATH"))
 
 	fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
 	// Each suite process appends a line per spec that ends to a file in
@@ -410,7 +399,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr := runFamily(o, fam, ginkgoBin, bins[fam], env, st)
+			fr := runFamily(o, fam, bins[fam], env, st)
 			runs[i] = fr
 			// A focus prints only the families it selected something in.
 			if !o.selects() || len(fr.cells) > 0 {
@@ -486,67 +475,6 @@ func finish(o chaosOptions, fams []string, bins map[string]string, env []string,
 		return 1
 	}
 	return 0
-}
-
-// runFamily runs one family's compiled suite once per repeat, its output
-// to <out>/logs/<family>.log, its Ginkgo report to
-// <out>/ginkgo/<family>.r<k>.json.
-func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *stopper) (fr familyRun) {
-	fr.name = fam
-	start := time.Now()
-	defer func() { fr.seconds = time.Since(start).Seconds() }()
-	logPath := filepath.Join(o.out, "logs", fam+".log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		fr.cells = append(fr.cells, report.SpecRow(fam, "suite", fam+" suite", "its log cannot be written: "+err.Error()))
-		return fr
-	}
-	defer logf.Close()
-	for r := 1; r <= o.prof.Repeat; r++ {
-		select {
-		case <-st.Interrupted():
-			return fr // its cells are NOTRUN rows
-		default:
-		}
-		js := fmt.Sprintf("%s.r%d.json", fam, r)
-		args := []string{fmt.Sprintf("--procs=%d", o.procsFor(fam)), "--no-color", "--silence-skips", fmt.Sprintf("--seed=%d", o.prof.Seed),
-			"--output-dir=" + filepath.Join(o.out, "ginkgo"), "--json-report=" + js}
-		if o.prof.Mode != "strict" {
-			// In fast mode every spec is its own unit of the order, so
-			// that the specs that wait longest (SpecPriority in the
-			// suites) start first on the family's few processes instead of
-			// ending it. Strict mode keeps Ginkgo's order (a family's
-			// specs as its file lists them): its 12 processes a family let
-			// every deadline-waiting cell wait at once anyway.
-			args = append(args, "--randomize-all")
-		}
-		if o.focus != "" {
-			args = append(args, "--focus="+o.focus)
-		}
-		if o.labels != "" {
-			args = append(args, "--label-filter="+o.labels)
-		}
-		cmd := exec.Command(ginkgoBin, append(args, bin)...)
-		cmd.Dir = o.root
-		cmd.Env = append(slices.Clip(env), fmt.Sprintf("LOGJAM_REPEAT=%d", r)) // families share env: never write into its array
-		cmd.Stdout = logf
-		cmd.Stderr = cmd.Stdout
-		cmd.SysProcAttr = dieWithParent(&syscall.SysProcAttr{Setpgid: true}) // and its spec processes with it (DieWithParentEnv)
-		runErr := cmd.Start()
-		if runErr == nil {
-			st.add(cmd) // a signal that came first is passed on here
-			runErr = cmd.Wait()
-			st.done(cmd)
-		}
-		fr.cells = append(fr.cells, repeatOutcome(fam, r, filepath.Join(o.out, "ginkgo", js), logPath, runErr, st.Signal() != nil)...)
-		if plan, noCell, err := report.PlanOf(filepath.Join(o.out, "ginkgo", js), fam, r); err == nil {
-			fr.plan = append(fr.plan, plan...)
-			if st.Signal() == nil { // an interrupted repeat's skipped specs never ran
-				fr.noCell = append(fr.noCell, noCell...)
-			}
-		}
-	}
-	return fr
 }
 
 // repeatOutcome is every row one repeat of a family left: its cells and

@@ -28,19 +28,12 @@ const keepEntries = 3
 
 // buildSuites compiles every suite's test binary and the child once per
 // state of the sources, into the user's cache (so shards run one after
-// another, or a rerun, build once), and links each suite binary into its
-// package folder, where Ginkgo runs a compiled suite. The entry is held
-// with a shared lock until cleanup, so that no other run evicts it while
-// it is in use; cleanup also removes the links.
+// another, or a rerun, build once). The entry is held with a shared lock
+// until cleanup, so that no other run evicts it while it is in use.
 func buildSuites(ctx context.Context, root string, fams []string) (bins map[string]string, cleanup func(), cached bool, err error) {
 	bins = map[string]string{}
 	var held *os.File
 	cleanup = func() {
-		for _, f := range fams {
-			if b := bins[f]; b != "" {
-				os.Remove(b)
-			}
-		}
 		if held != nil {
 			held.Close() // releases the lock
 		}
@@ -84,11 +77,7 @@ func buildSuites(ctx context.Context, root string, fams []string) (bins map[stri
 	evict(base, dir)
 	bins["simrt"] = filepath.Join(dir, "simrt")
 	for _, f := range fams {
-		link := filepath.Join(root, "suites", f, fmt.Sprintf(".%s-%d.test", f, os.Getpid()))
-		if err := os.Symlink(filepath.Join(dir, f+".test"), link); err != nil {
-			return nil, cleanup, cached, err
-		}
-		bins[f] = link
+		bins[f] = filepath.Join(dir, f+".test")
 	}
 	return bins, cleanup, cached, nil
 }
@@ -257,8 +246,9 @@ func discardEntry(base, dir string) {
 	os.RemoveAll(aside)
 }
 
-// sweepLinks removes the suite links (suites/<f>/.<f>-<pid>.test) of runs
-// that are gone.
+// sweepLinks removes the suite links (suites/<f>/.<f>-<pid>.test) that a
+// logjam that ran its suites through Ginkgo's CLI left, of runs that are
+// gone.
 func sweepLinks(root string, fams []string) {
 	for _, f := range fams {
 		links, _ := filepath.Glob(filepath.Join(root, "suites", f, "."+f+"-*.test"))
@@ -414,43 +404,4 @@ func buildInput(name string) bool {
 		return true
 	}
 	return name == "go.mod" || name == "go.sum"
-}
-
-// ginkgoFile is the suite cache entry's note of the Ginkgo CLI the go
-// command built (go tool -n ginkgo): a path in the go command's build
-// cache.
-const ginkgoFile = "ginkgo-path"
-
-// ginkgoFor is the Ginkgo CLI to run the entry's suites with. Asking the go
-// command (go tool -n ginkgo) costs 0.15 s and 0.25 s of CPU before any
-// family can start, for an answer that only go.mod, go.sum and the
-// toolchain decide, which the entry's key covers: the entry notes it, and
-// the go command is asked again only when the noted file is no longer an
-// executable (a cleaned or trimmed build cache).
-func ginkgoFor(entry string) (string, error) {
-	if b, err := os.ReadFile(filepath.Join(entry, ginkgoFile)); err == nil {
-		if p := strings.TrimSpace(string(b)); filepath.IsAbs(p) && isExecutable(p) {
-			return p, nil
-		}
-	}
-	out, err := childbin.GoCommand(context.Background(), "tool", "-n", "ginkgo").Output() // dies with logjam
-	if err != nil {
-		return "", err
-	}
-	p := strings.TrimSpace(string(out))
-	if tmp, err := os.CreateTemp(entry, ginkgoFile+".*"); err == nil {
-		_, err = tmp.WriteString(p + "\n")
-		if cerr := tmp.Close(); err == nil && cerr == nil {
-			err = os.Rename(tmp.Name(), filepath.Join(entry, ginkgoFile))
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}
-	return p, nil
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
