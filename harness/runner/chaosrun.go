@@ -357,32 +357,45 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 
 	fmt.Fprintf(w, "logjam: building %d suites (%s) and the child; cached per state of the sources, the first build takes a minute or more\n", len(fams), strings.Join(fams, ", "))
 	stopTicker := buildTicker(w, "the suites and the child")
-	bins, cleanup, cached, err := buildSuites(buildCtx, o.root, fams)
-	stopTicker()
-	defer cleanup()
-	if err != nil && st.Signal() != nil {
-		return finish(o, fams, nil, nil, nil, nil, st, started, w)
+	defer stopTicker()
+	// Every family's cells need the child. A cached entry has every binary
+	// at once; a build hands out each as its link ends, and a family starts
+	// then (build.go), the build's end said among the families' lines.
+	build := startBuild(buildCtx, o.root, fams)
+	defer build.close()
+	simrt := build.wait("simrt", nil)
+	early := build.announcedEarly("simrt")
+	if !early {
+		stopTicker()
+		cached, err := build.result()
+		if err != nil && st.Signal() != nil {
+			return finish(o, fams, nil, nil, nil, nil, st, started, w)
+		}
+		if err != nil {
+			return finish(o, fams, nil, nil, buildRows(err), nil, st, started, w)
+		}
+		built := "built"
+		if cached {
+			built = "found built"
+		}
+		fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
 	}
-	if err != nil {
-		return finish(o, fams, nil, nil, buildRows(err), nil, st, started, w)
-	}
-	built := "built"
-	if cached {
-		built = "found built"
-	}
-	fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
 	slots, err := cpuslot.Serve(o.slots)
 	if err != nil {
 		return fail("CPU slots: %v", err)
 	}
 	defer slots.Close()
 	env := append(os.Environ(), "LOGJAM_PROFILE="+o.prof.Name, fmt.Sprintf("LOGJAM_SEED=%d", o.prof.Seed),
-		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=", DieWithParentEnv+"=1")
+		"LOGJAM_SIMRT="+simrt, "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=", DieWithParentEnv+"=1")
 	if !o.shard.All() {
 		env = append(env, shard.Env+"="+o.shard.String())
 	}
 
-	fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
+	if early {
+		fmt.Fprintf(w, "logjam: running each of the %d families as soon as its suite is built; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
+	} else {
+		fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
+	}
 	// Each suite process appends a line per spec that ends to a file in
 	// logs/; followed here, it is the per-cell progress (progress.go).
 	progressPath := filepath.Join(o.out, "logs", "progress.jsonl")
@@ -393,13 +406,27 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	prog := newCellProgress(w, o.verbose, o.prof.Repeat)
 	stopFollowing := make(chan struct{})
 	followed := followProgress(progressPath, prog, stopFollowing)
+	if early {
+		go func() {
+			if _, err := build.result(); err == nil {
+				stopTicker()
+				prog.println(fmt.Sprintf("logjam: built %d suites and the child in %.1f s", len(fams), time.Since(started).Seconds()))
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	runs := make([]familyRun, len(fams))
 	for i, fam := range fams {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr := runFamily(o, fam, bins[fam], env, st)
+			runs[i].name = fam
+			bin := build.wait(fam, st.Interrupted())
+			if bin == "" {
+				return // not built (a row of the build's) or interrupted first (NOTRUN rows)
+			}
+			stopTicker() // the cells' progress takes over
+			fr := runFamily(o, fam, bin, env, st)
 			runs[i] = fr
 			// A focus prints only the families it selected something in.
 			if !o.selects() || len(fr.cells) > 0 {
@@ -416,10 +443,13 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	for _, fr := range runs {
 		cells = append(cells, fr.cells...)
 	}
+	if _, err := build.result(); err != nil && st.Signal() == nil {
+		cells = append(cells, buildRows(err)...) // the suites that did not build
+	}
 	if o.selects() && len(cells) == 0 && prog.selected() == 0 && st.Signal() == nil {
 		return errEmptyFocus
 	}
-	return finish(o, fams, bins, env, cells, runs, st, started, w)
+	return finish(o, fams, build.bins(), env, cells, runs, st, started, w)
 }
 
 // buildRows are the rows of a build that failed: one per suite the

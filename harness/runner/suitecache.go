@@ -28,12 +28,17 @@ const keepEntries = 3
 
 // buildSuites compiles every suite's test binary and the child once per
 // state of the sources, into the user's cache (so shards run one after
-// another, or a rerun, build once). The entry is held with a shared lock
-// until cleanup, so that no other run evicts it while it is in use.
-func buildSuites(ctx context.Context, root string, fams []string) (bins map[string]string, cleanup func(), cached bool, err error) {
+// another, or a rerun, build once). While it builds, it calls ready with
+// each binary's path as soon as that one can run ("simrt" for the child,
+// else the family), before the others are built; bins has every path. The
+// entry is held with a shared lock until cleanup, so that no other run
+// evicts it while it is in use.
+func buildSuites(ctx context.Context, root string, fams []string, ready func(name, path string)) (bins map[string]string, cleanup func(), cached bool, err error) {
 	bins = map[string]string{}
 	var held *os.File
+	var run *scratch.Dir // a build's links to its binaries, for this run
 	cleanup = func() {
+		run.Remove()
 		if held != nil {
 			held.Close() // releases the lock
 		}
@@ -56,6 +61,7 @@ func buildSuites(ctx context.Context, root string, fams []string) (bins map[stri
 		return nil, cleanup, false, fmt.Errorf("the suite cache: %w", err)
 	}
 	scratch.Sweep(base, "build") // what killed builds left
+	scratch.Sweep(base, "run")
 	sweepLinks(root, fams)
 	dir := filepath.Join(base, "suites-"+key)
 	if held, err = lockEntry(dir, syscall.LOCK_SH); err != nil {
@@ -69,15 +75,27 @@ func buildSuites(ctx context.Context, root string, fams []string) (bins map[stri
 			discardEntry(base, dir)
 		}
 	}
+	names := append([]string{"simrt"}, fams...)
 	if !cached {
-		if err := buildInto(ctx, root, base, dir, fams); err != nil {
+		// A family starts while the others still link: its binary is
+		// linked (a hard link) into a folder of this run's, whose path
+		// stays when the build's folder becomes the entry.
+		if run, err = scratch.New(base, "run"); err != nil {
+			return nil, cleanup, false, err
+		}
+		linked := func(name, path string) {
+			bins[name] = path
+			ready(name, path)
+		}
+		if err := buildInto(ctx, root, base, dir, fams, run.Dir, linked); err != nil {
 			return nil, cleanup, false, err
 		}
 	}
 	evict(base, dir)
-	bins["simrt"] = filepath.Join(dir, "simrt")
-	for _, f := range fams {
-		bins[f] = filepath.Join(dir, f+".test")
+	for _, name := range names {
+		if bins[name] == "" { // cached, or its link could not be made
+			bins[name] = filepath.Join(dir, binaryName(name))
+		}
 	}
 	return bins, cleanup, cached, nil
 }
@@ -224,6 +242,15 @@ func hashEntry(dir string, names []string) error {
 	return nil
 }
 
+// binaryName is the entry's file of a family's suite, or of the child
+// ("simrt").
+func binaryName(name string) string {
+	if name == "simrt" {
+		return name
+	}
+	return name + ".test"
+}
+
 func testBinaries(fams []string) []string {
 	var names []string
 	for _, f := range fams {
@@ -265,8 +292,12 @@ func sweepLinks(root string, fams []string) {
 }
 
 // buildInto builds into a fresh folder and renames it to dir when complete
-// (a cache entry is whole or absent).
-func buildInto(ctx context.Context, root, base, dir string, fams []string) error {
+// (a cache entry is whole or absent). The suites and the child are built
+// by two go commands at once (the toolchain builds test binaries only with
+// go test -c, commands only with go build); each binary is hard-linked
+// into runDir as soon as the go command moved it into place (a rename:
+// whole or absent), and announced with that path.
+func buildInto(ctx context.Context, root, base, dir string, fams []string, runDir string, ready func(name, path string)) error {
 	scr, err := scratch.New(base, "build")
 	if err != nil {
 		return err
@@ -291,14 +322,34 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 	suites := childbin.GoCommand(ctx, tests...)
 	suites.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
 	child := childbin.BuildCommand(ctx, filepath.Join(tmp, "simrt"), "GOTMPDIR="+gotmp)
-	for _, cmd := range []*exec.Cmd{suites, child} {
+	cmds := []*exec.Cmd{child, suites}
+	outs := make([]bytes.Buffer, len(cmds))
+	for i, cmd := range cmds {
 		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			if ctx.Err() != nil {
-				return errors.New("interrupted while building the suites")
-			}
-			return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args[4:7], " "), err, out)
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if err := cmd.Start(); err != nil {
+			return err
 		}
+	}
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchBuilt(tmp, append([]string{"simrt"}, fams...), runDir, ready, stop)
+	}()
+	var failed []string
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v\n%s", strings.Join(cmd.Args[4:7], " "), err, outs[i].Bytes()))
+		}
+	}
+	close(stop)
+	<-watched
+	if ctx.Err() != nil {
+		return errors.New("interrupted while building the suites")
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "\n"))
 	}
 	var sums strings.Builder
 	for _, name := range append([]string{"simrt"}, testBinaries(fams)...) {
@@ -319,6 +370,42 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 	}
 	return nil
 }
+
+// watchBuilt announces each of names as it appears in dir (the go command
+// renames a linked binary into place: a name that is there is whole),
+// hard-linked into runDir; it looks every builtPoll until stop, then once
+// more. A name whose link cannot be made is left to the caller, who
+// announces it from the entry once the build is done.
+func watchBuilt(dir string, names []string, runDir string, ready func(name, path string), stop <-chan struct{}) {
+	pending := slices.Clone(names)
+	look := func() {
+		pending = slices.DeleteFunc(pending, func(name string) bool {
+			src := filepath.Join(dir, binaryName(name))
+			if st, err := os.Stat(src); err != nil || !st.Mode().IsRegular() {
+				return false
+			}
+			link := filepath.Join(runDir, binaryName(name))
+			if os.Link(src, link) == nil {
+				ready(name, link)
+			}
+			return true
+		})
+	}
+	tick := time.NewTicker(builtPoll)
+	defer tick.Stop()
+	for len(pending) > 0 {
+		select {
+		case <-stop:
+			look()
+			return
+		case <-tick.C:
+			look()
+		}
+	}
+}
+
+// builtPoll is how often a build's folder is looked at for new binaries.
+const builtPoll = 100 * time.Millisecond
 
 // writeSynced writes a file and syncs it, so that a crash cannot leave a
 // renamed entry with a torn list.
