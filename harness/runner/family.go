@@ -157,38 +157,45 @@ func appendLog(logf *os.File, path, what string) {
 // skipped as another's claim was claimed by a process that ended before it
 // reported it: it is a failed spec, saying so, never a spec that vanished.
 // A process that left no report adds nothing (its exit status is the
-// repeat's row).
+// repeat's row). Each spec's report is kept as its JSON: only the fields
+// that place and rank it are decoded (each process lists every spec of the
+// family, most of them as claimed elsewhere).
 func mergeReports(paths []string, out string) error {
-	var merged *types.Report
-	at := map[string]int{} // spec -> its index in merged.SpecReports
+	var top map[string]json.RawMessage // the first report's fields
+	var specs []json.RawMessage
+	var ranks []int
+	succeeded := true
+	at := map[string]int{} // spec -> its index in specs
 	for _, path := range paths {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			continue
 		}
-		var rs []types.Report
+		var rs []map[string]json.RawMessage
 		if json.Unmarshal(raw, &rs) != nil || len(rs) != 1 {
 			continue
 		}
 		r := rs[0]
-		first := merged == nil
-		if first {
-			merged = &types.Report{}
-			*merged = r
-			merged.SpecReports = nil
-		} else {
-			merged.SuiteSucceeded = merged.SuiteSucceeded && r.SuiteSucceeded
-			merged.SpecialSuiteFailureReasons = append(merged.SpecialSuiteFailureReasons, r.SpecialSuiteFailureReasons...)
-			if r.EndTime.After(merged.EndTime) {
-				merged.EndTime, merged.RunTime = r.EndTime, r.EndTime.Sub(merged.StartTime)
-			}
+		var ok bool
+		var reports []json.RawMessage
+		if json.Unmarshal(r["SuiteSucceeded"], &ok) != nil || json.Unmarshal(r["SpecReports"], &reports) != nil {
+			continue
 		}
-		for _, sr := range r.SpecReports {
+		first := top == nil
+		if first {
+			top = r
+		}
+		succeeded = succeeded && ok
+		for _, spec := range reports {
+			var sr types.SpecReport
+			if err := json.Unmarshal(spec, &placed{&sr}); err != nil {
+				continue
+			}
 			if sr.LeafNodeType != types.NodeTypeIt {
 				// The suite's own nodes (BeforeSuite, report nodes) run in
 				// every process: the first's, and another's that failed.
 				if first || sr.State.Is(types.SpecStateFailureStates) {
-					merged.SpecReports = append(merged.SpecReports, sr)
+					specs, ranks = append(specs, spec), append(ranks, -1)
 				}
 				continue
 			}
@@ -196,29 +203,66 @@ func mergeReports(paths []string, out string) error {
 			i, seen := at[key]
 			switch {
 			case !seen:
-				at[key] = len(merged.SpecReports)
-				merged.SpecReports = append(merged.SpecReports, sr)
-			case rank(sr) > rank(merged.SpecReports[i]):
-				merged.SpecReports[i] = sr
+				at[key] = len(specs)
+				specs, ranks = append(specs, spec), append(ranks, rank(sr))
+			case rank(sr) > ranks[i]:
+				specs[i], ranks[i] = spec, rank(sr)
 			}
 		}
 	}
-	if merged == nil {
+	if top == nil {
 		return errors.New("no spec process left a report")
 	}
-	for i, sr := range merged.SpecReports {
-		if rank(sr) == 0 {
-			sr.State = types.SpecStateFailed
-			sr.Failure = types.Failure{Message: "not run: the spec process that claimed it ended before it reported it"}
-			merged.SpecReports[i] = sr
-			merged.SuiteSucceeded = false
+	for i, spec := range specs {
+		if ranks[i] != 0 {
+			continue
 		}
+		var sr types.SpecReport
+		if err := json.Unmarshal(spec, &sr); err != nil {
+			return err
+		}
+		sr.State = types.SpecStateFailed
+		sr.Failure = types.Failure{Message: "not run: the spec process that claimed it ended before it reported it"}
+		b, err := json.Marshal(sr)
+		if err != nil {
+			return err
+		}
+		specs[i], succeeded = b, false
 	}
-	raw, err := json.Marshal([]types.Report{*merged})
+	var err error
+	if top["SuiteSucceeded"], err = json.Marshal(succeeded); err != nil {
+		return err
+	}
+	if top["SpecReports"], err = json.Marshal(specs); err != nil {
+		return err
+	}
+	raw, err := json.Marshal([]map[string]json.RawMessage{top})
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(out, raw, 0o644)
+}
+
+// placed decodes only the fields of a spec's report that place and rank it
+// (where it is, its state, its failure's message).
+type placed struct{ sr *types.SpecReport }
+
+func (p *placed) UnmarshalJSON(b []byte) error {
+	var f struct {
+		ContainerHierarchyTexts []string
+		LeafNodeType            types.NodeType
+		LeafNodeLocation        types.CodeLocation
+		LeafNodeText            string
+		State                   types.SpecState
+		Failure                 struct{ Message string }
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*p.sr = types.SpecReport{ContainerHierarchyTexts: f.ContainerHierarchyTexts, LeafNodeType: f.LeafNodeType,
+		LeafNodeLocation: f.LeafNodeLocation, LeafNodeText: f.LeafNodeText, State: f.State,
+		Failure: types.Failure{Message: f.Failure.Message}}
+	return nil
 }
 
 // rank orders one spec's reports from a family's processes: run (passed
