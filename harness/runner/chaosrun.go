@@ -76,7 +76,7 @@ func newChaosFlags() (*flag.FlagSet, chaosFlags) {
 		labels:      fs.String("label-filter", "", "run only the specs whose labels match this Ginkgo label filter (e.g. 'negative-control', '!random'; logjam list -label-filter shows what it selects)"),
 		shard:       fs.String("shard", "", "run only shard K of N (K/N); give every shard the same -run-id and LOGJAM_SEED for report merge"),
 		procs:       fs.Int("procs", 0, "spec processes per family (0: fitted to the cores and the family in fast mode, 12 in strict)"),
-		slots:       fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families"),
+		slots:       fs.Int("slots", slotsPerCore*runtime.NumCPU(), "children computing at once, over all families"),
 		out:         fs.String("out", "", "reports directory (default: reports/ at the module root)"),
 		repeat:      fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)"),
 		runID:       fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)"),
@@ -161,6 +161,15 @@ func parseChaos(args []string) (chaosOptions, error) {
 	}
 	return o, nil
 }
+
+// slotsPerCore is -slots' default per core. A child holds its slot from
+// its start to its end, but computes for about a fifth of that: the rest
+// it waits for its parent (a stalled or paused reader, a signal at a mark,
+// a room check's answer) or for its own barriers. Two a core left the
+// cores idle while the slots' children waited (a warm matrix on two cores:
+// 7.0-9.0 s wall at 4 slots, 4.4-4.7 s at 12, the same CPU, load 6-10);
+// six a core is also random search's -j.
+const slotsPerCore = 6
 
 // procsPerCore is how many spec processes a family gets per core in fast
 // mode when -procs is not given. Each family is one Ginkgo run whose specs
