@@ -38,8 +38,8 @@ report:          ## re-render the matrix, JUnit, HTML and markdown from reports/
 bench:           ## benchmarks (figures for notes; never asserted by tests)
 	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./harness/watchdog/ ./pipes/
 
-bench-matrix:    ## the local matrix and -random 200, side by side with the commit before issue 36 (RUNS=5 alternating runs; README=1 rewrites its figures)
-	scripts/bench-matrix.sh -n $(or $(RUNS),5) $(if $(README),-readme)
+bench-matrix:    ## the local matrix warm and in a fresh clone, -random 200 and throughput, side by side with issue 36's base (RUNS=5 alternating runs, FRESH=1; README=1 rewrites its figures)
+	scripts/bench-matrix.sh -n $(or $(RUNS),5) -fresh $(or $(FRESH),1) $(if $(README),-readme)
 
 fuzz:            ## each fuzz target for a bounded time
 	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./internal/pytext/
