@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,22 +159,33 @@ const sumsFile = "sha256sums"
 // verifyEntry hashes the binaries a run is about to exec (the child and
 // each family's suite) against the sums their build recorded.
 //
-// A full check hashes every binary (about 145 MB, 0.15 s of CPU before
-// any family could start). When it passes, each binary's inode, size,
-// modification and change times are written beside the sums
+// A full check hashes every binary of the entry (about 145 MB, 0.15 s of
+// CPU before any family could start). When it passes, each binary's
+// inode, size, modification and change times are written beside the sums
 // (stampsFile); the next run that finds them all unchanged skips the
-// hashing. Any write to a binary, a copy or a rename over it changes its
-// change time, which no program sets back: such an entry is hashed
-// again. (A platform without the change time always hashes.)
+// hashing, whichever families it runs (a run of one family stamps them all,
+// so the next whole run does not hash again). Any write to a binary, a copy
+// or a rename over it changes its change time, which no program sets back:
+// such an entry is hashed again. (A platform without the change time
+// always hashes.)
 func verifyEntry(dir string, fams []string) error {
-	names := append([]string{"simrt"}, testBinaries(fams)...)
+	want, err := readSums(dir)
+	if err != nil {
+		return err
+	}
+	for _, name := range append([]string{"simrt"}, testBinaries(fams)...) {
+		if want[name] == "" {
+			return fmt.Errorf("%s: not in %s", name, sumsFile)
+		}
+	}
+	names := slices.Sorted(maps.Keys(want))
 	stamps := entryStamps(dir, names)
 	if stamps != "" {
 		if was, err := os.ReadFile(filepath.Join(dir, stampsFile)); err == nil && string(was) == stamps {
 			return nil
 		}
 	}
-	if err := hashEntry(dir, names); err != nil {
+	if err := hashEntry(dir, names, want); err != nil {
 		return err
 	}
 	if stamps != "" {
@@ -217,12 +229,11 @@ func writeStamps(dir, stamps string) {
 	}
 }
 
-// hashEntry checks every binary of the entry against the sums its build
-// recorded.
-func hashEntry(dir string, names []string) error {
+// readSums is the sums an entry's build recorded, by binary.
+func readSums(dir string) (map[string]string, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, sumsFile))
 	if err != nil {
-		return fmt.Errorf("no %s", sumsFile)
+		return nil, fmt.Errorf("no %s", sumsFile)
 	}
 	want := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
@@ -230,6 +241,12 @@ func hashEntry(dir string, names []string) error {
 			want[name] = sum
 		}
 	}
+	return want, nil
+}
+
+// hashEntry checks the binaries against the sums the entry's build
+// recorded.
+func hashEntry(dir string, names []string, want map[string]string) error {
 	for _, name := range names {
 		got, err := childbin.Digest(filepath.Join(dir, name))
 		if err != nil {

@@ -103,7 +103,7 @@ func TestAStampedEntryIsHashedAgainOnceABinaryChanged(t *testing.T) {
 		t.Skip("stamps need the change time (Linux)")
 	}
 	dir := t.TempDir()
-	names := []string{"simrt", "x.test"}
+	names := []string{"simrt", "x.test", "y.test"}
 	var sums strings.Builder
 	for _, n := range names {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\necho "+n+"\n"), 0o755); err != nil {
@@ -122,8 +122,14 @@ func TestAStampedEntryIsHashedAgainOnceABinaryChanged(t *testing.T) {
 	if err := verifyEntry(dir, fams); err != nil {
 		t.Fatalf("a good entry: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, stampsFile)); err != nil {
+	// A run of one family stamps every binary of the entry: a whole run
+	// after it finds its stamps (and hashes nothing).
+	stamped, err := os.ReadFile(filepath.Join(dir, stampsFile))
+	if err != nil {
 		t.Fatalf("a full check wrote no stamps: %v", err)
+	}
+	if stamps := entryStamps(dir, names); string(stamped) != stamps {
+		t.Fatalf("a check of family x stamped\n%s\nnot the entry's every binary:\n%s", stamped, stamps)
 	}
 	if err := verifyEntry(dir, fams); err != nil {
 		t.Fatalf("a stamped good entry: %v", err)
