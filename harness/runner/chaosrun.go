@@ -172,16 +172,17 @@ func parseChaos(args []string) (chaosOptions, error) {
 const slotsPerCore = 6
 
 // procsPerCore is how many spec processes a family gets per core in fast
-// mode when -procs is not given. Each family is one Ginkgo run whose specs
-// only its own processes share, so a family gets processes as its specs
-// take time, and no more: every process is a Go runtime and a test binary
-// on the same cores, so more of them than the work needs is CPU spent on
-// switching between them. Where the time goes (serial spec time on two
-// quiet cores): random 15.9 s (328 specs), pipes 3.0 s (P3's terminal
-// pauses 300 ms), signals 2.9 s (72 specs), harness 2.1 s (H6 waits its
-// 2 s deadline, and starts first), every other family under 0.7 s; on a
-// loaded machine every spec's start costs more, so daemon's 84 get a
-// second process too.
+// mode when -procs is not given. A family's specs are shared only among
+// its own processes (claim), so a family gets processes as its specs take
+// time, and no more: every process is a Go runtime and a test binary on
+// the same cores, and skips every spec another process claimed. Where the
+// time goes (serial spec time, Ginkgo's RunTime summed, two cores at load
+// 7): random 11.5 s (120 specs; its longest, a shrunk schedule, 2.2 s),
+// signals 3.6 s (72 specs), pipes 3.0 s (P3's terminal pauses 300 ms),
+// harness 2.1 s (H6 waits its 2 s deadline, and starts first), fatal 1.6
+// s, every other family under 0.8 s; on a loaded machine every spec's
+// start costs more, so daemon's 84 get a second process too. Six for
+// random, or two for fatal, measured no faster (bd2947c's commit body).
 var procsPerCore = map[string]float64{"random": 4, "pipes": 1, "signals": 1, "daemon": 1}
 
 // defaultProcsPerCore is every other family's share.
