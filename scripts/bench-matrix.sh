@@ -138,7 +138,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.2f", b / a; else
 same=$(cmp -s "$tmp/r200-base.out" "$tmp/r200-this.out" && echo "the same output" || echo "OUTPUTS DIFFER")
 counts=$(sed -n 's/.*\[\([0-9]*\)\/[0-9]*\] specs done (\([0-9]*\) cells.*/\1 specs, \2 cells/p' "$tmp/chaos-this.out" | tail -1)
 families=$(sed -n 's/^logjam: \([a-z0-9]*\) *[0-9]* cells,.* \([0-9.]*\) s$/\1 \2/p' "$tmp/chaos-this.out" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
-procs=$(sed -n 's/.*shard all, \(procs fitted[^)]*), \([0-9]* CPU slots\).*/\1, \2/p' "$tmp/chaos-this.out" | head -1)
+procs=$(sed -n 's/.*shard all, \(procs fitted[^)]*)\), \([0-9]* CPU slots\).*/\1, \2/p' "$tmp/chaos-this.out" | head -1)
 endload=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')
 
 table() {
