@@ -1,6 +1,9 @@
 package schedule
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Thread is one Python thread's calls.
 type Thread struct {
@@ -51,6 +54,64 @@ type Call struct {
 type threadsAxis struct{ noAxisPart }
 
 func (threadsAxis) Name() string { return "threads" }
+
+// Draws: its draws, at their places in the draw order (DrawAt).
+func (a threadsAxis) Draws() []DrawAt { return []DrawAt{{9, a.draw}, {17, a.drawAtAbort}} }
+
+func (threadsAxis) Parts(k *Sink) []any { return []any{&k.Threads} }
+
+// Words: how many threads, calls and lines, and what the calls do beyond
+// logging.
+func (threadsAxis) Words(s Schedule) []string {
+	calls, lines := 0, 0
+	feats := map[string]int{}
+	var order []string
+	feat := func(name string) {
+		if feats[name] == 0 {
+			order = append(order, name)
+		}
+		feats[name]++
+	}
+	var walk func(c Call)
+	walk = func(c Call) {
+		calls++
+		lines += c.Lines
+		if c.Invalid > 0 {
+			feat("invalid UTF-8")
+		}
+		if c.CJK {
+			feat("CJK text")
+		}
+		if c.Fails {
+			feat("raising")
+		}
+		if c.WaitFor > 0 {
+			feat("waiting for another thread")
+		}
+		if c.Pool != nil {
+			feat("with a worker pool")
+		}
+		if c.Nested != nil {
+			feat("nested")
+			walk(*c.Nested)
+		}
+	}
+	ts := s.Sink.Threads
+	for _, t := range ts {
+		for _, c := range t.Calls {
+			walk(c)
+		}
+	}
+	w := fmt.Sprintf("%s, %s, %s", plural(len(ts), "thread"), plural(calls, "call"), plural(lines, "line"))
+	var fs []string
+	for _, f := range order {
+		fs = append(fs, fmt.Sprintf("%d %s", feats[f], f))
+	}
+	if len(fs) > 0 {
+		w += " (calls: " + strings.Join(fs, ", ") + ")"
+	}
+	return []string{w}
+}
 
 func (threadsAxis) Validate(k *Sink) error {
 	switch {
@@ -307,11 +368,11 @@ func (k *Sink) removeCall(i, j int) {
 // 255, the appended errors' 1024.
 var sizeBases = []int{80, 127, 255, 1024}
 
-// Draw: the threads and their calls, once the ending is drawn: at an
+// draw: the threads and their calls, once the ending is drawn: at an
 // abort, the main thread alone (the threads beside it come last,
 // drawAtAbort). The main thread makes at least one call; the others make
 // calls only when the swarm keeps other threads' calls.
-func (threadsAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+func (threadsAxis) draw(d Drawer, s *Schedule, st *drawState) {
 	k := s.Sink
 	n := 1
 	if st.ending == "done" {
