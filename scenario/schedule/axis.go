@@ -81,6 +81,7 @@ var Axes = []Axis{
 	forwarderFatalAxis{},
 	forkAxis{},
 	crashAxis{},
+	workerCrashAxis{},
 }
 
 // Sink is a script against the log path: a composition of the axes, each
@@ -101,6 +102,7 @@ type Sink struct {
 	PythonHandler
 	ForkPart
 	CrashPart
+	WorkerCrashPart
 }
 
 // noAxisPart is what an axis embeds for the parts it has none of.
