@@ -351,14 +351,7 @@ TEST(Keep, TheCapLeavesOutTheOldestAndTheNoteCountsThemExactly) {
   EXPECT_TRUE(c.ok());
   EXPECT_EQ(r.got, "") << "with sys.stderr replaced, fd 2 got lines";
   std::string got;
-  {
-    FILE *in = fopen(path, "rb");
-    ASSERT_NE(in, nullptr);
-    char b[65536];
-    size_t n;
-    while ((n = fread(b, 1, sizeof b, in)) > 0) got.append(b, n);
-    fclose(in);
-  }
+  ASSERT_TRUE(ht::read_file(path, &got));
   unlink(path);
   EXPECT_TRUE(ht::same_bytes(got, "executorch: 658 lines (65800 bytes) left out\n" + lines("k", 658, 1000, 100)));
   close(p.r);
@@ -585,12 +578,7 @@ TEST(Kinds, ARegularFileGetsEveryLineInOrderNoneKept) {
   close(f);
   EXPECT_TRUE(c.ok());
   std::string got;
-  FILE *in = fopen(path, "rb");
-  ASSERT_NE(in, nullptr);
-  char b[65536];
-  size_t n;
-  while ((n = fread(b, 1, sizeof b, in)) > 0) got.append(b, n);
-  fclose(in);
+  ASSERT_TRUE(ht::read_file(path, &got));
   unlink(path);
   std::string want;
   for (int k = 0; k < 3; k++) want += lines("f", k * 500, k * 500 + 500, 60 + k * 40);
@@ -703,12 +691,7 @@ TEST(Moved, OffAFileOntoAFullPipeALineWaitsTheBoundThenIsKept) {
   EXPECT_TRUE(c.ok());
   EXPECT_TRUE(ht::same_bytes(r.got, std::string((size_t)filled, '~') + lines("p", 0, 2)));
   std::string got;
-  FILE *in = fopen(path, "rb");
-  ASSERT_NE(in, nullptr);
-  char b[4096];
-  size_t n;
-  while ((n = fread(b, 1, sizeof b, in)) > 0) got.append(b, n);
-  fclose(in);
+  ASSERT_TRUE(ht::read_file(path, &got));
   unlink(path);
   EXPECT_TRUE(ht::same_bytes(got, lines("f", 0, 3))) << "the file";
   close(p.r);
