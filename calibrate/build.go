@@ -181,6 +181,7 @@ func Build(in Interpreter) (string, error) { return BuildSink(in, nil) }
 // (docs/SINK.md); the extension plays it as policy "user".
 type UserSink struct {
 	Path   string // where it came from (for messages)
+	Abs    string // its absolute path ("" when unknown): what printed commands name
 	Source []byte
 }
 

@@ -9,9 +9,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/term"
 
 	"logjam/harness/report"
 	"logjam/internal/childbin"
@@ -64,6 +67,7 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 					continue // exit-time only: the buffering plays no part
 				}
 				for r := 1; r <= max(1, repeat); r++ {
+					t0 := time.Now()
 					o, err := Run(ctx, in, dir, row, "user", "", buf, Options{CheckGIL: true})
 					if err != nil {
 						return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
@@ -73,10 +77,11 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 						Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
 						Expected: verdict.OK, // a correct sink's promise, on every real row
 						Observed: o.Observed,
+						Ms:       time.Since(t0).Milliseconds(),
 						Real:     map[string]verdict.Verdict{in.Version: o.Observed},
 						Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command},
-						Rerun:    report.SinkRerun(filepath.Base(user.Path), row.ID, in.Version, BufferingName(buf)),
-						Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest()}}
+						Rerun:    report.SinkRerun(sinkArg(user), row.ID, in.Version, BufferingName(buf)),
+						Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest(), Path: user.Abs}}
 					if repeat > 1 {
 						c.Repeat = r
 					}
@@ -193,43 +198,45 @@ func Command(args []string, w io.Writer) int {
 	if _, err := Compiler(); err != nil {
 		return bad("no C++ compiler (g++ or $CXX)")
 	}
-	// Without -out the run has a folder of its own, as a chaos run has:
-	// reports/runs/<time>-sink-<name>, and reports/latest-sink-<name>
-	// moves to it when the run ends.
+	// The run's reports go where a chaos run's do, under reports/ at the
+	// module root (the checkout logjam runs from, wherever the sink is):
+	// without -out a folder of its own, reports/runs/<time>-sink-<name>,
+	// and reports/latest-sink-<name> moves to it when the run ends.
+	reports := "reports"
+	if root, err := config.Root(); err == nil {
+		reports = filepath.Join(root, "reports")
+	}
 	pointer := ""
 	if *outDir == "" {
 		slug := "sink-" + runfolder.Slug(sinkName(*sinkPath), 40)
-		if *outDir, err = runfolder.New("reports", time.Now(), slug); err != nil {
+		if *outDir, err = runfolder.New(reports, time.Now(), slug); err != nil {
 			fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 			return 1
 		}
 		pointer = "latest-" + slug
 	}
+	if abs, err := filepath.Abs(*outDir); err == nil {
+		*outDir = abs // the printed replay lines work from any folder
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	user := &UserSink{Path: *sinkPath, Source: src}
+	if abs, err := filepath.Abs(*sinkPath); err == nil {
+		user.Abs = abs
+	}
+	total := cellCount(ins, rows, bufferings, *repeat)
+	fmt.Fprintf(w, "logjam calibrate: sink %s (SHA-256 %.12s): %d cells (%d rows x %s x %s%s), each judged against a correct sink's promise: OK\n",
+		*sinkPath, user.Digest(), total, len(rows), plural(len(bufferings), "buffering"), plural(len(ins), "interpreter"), repeatNote(*repeat))
 	start := time.Now()
-	played := 0
+	played, n := 0, 0
 	var cells []report.Cell
 	var sinkCells []SinkCell
-	header := false
 	_, err = playSink(ctx, user, ins, rows, bufferings, *outDir, *repeat, func(in Interpreter) {
 		played++
-		fmt.Fprintf(w, "logjam calibrate: python %s (%d of %d): compiling %s into the extension (a minute at most), then %d rows x %d bufferings of sys.stderr\n",
-			in.Version, played, len(ins), *sinkPath, len(rows), len(bufferings))
+		fmt.Fprintf(w, "logjam calibrate: python %s (%d of %d): compiling %s into the extension (a minute at most)\n", in.Version, played, len(ins), *sinkPath)
 	}, func(c SinkCell) {
-		if !header {
-			fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", "row", "python", "stderr", "verdict", "evidence")
-			header = true
-		}
-		ev := ""
-		if c.Verdict != verdict.OK {
-			ev = c.Reason
-			if c.Bundle != "" {
-				ev += " [bundle " + c.Bundle + "]"
-			}
-		}
-		fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", c.Row, c.Python, c.Buffering, c.Verdict, ev)
+		n++
+		fmt.Fprintln(w, progressLine(n, total, c))
 		cells = append(cells, c.Cell)
 		sinkCells = append(sinkCells, c)
 	})
@@ -244,28 +251,90 @@ func Command(args []string, w io.Writer) int {
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
 	}
+	besideNote := besideBuiltIns(ctx, cells, sinkCells)
 	code := summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
-	besideBuiltIns(ctx, w, sinkName(*sinkPath), sinkCells)
+	if besideNote != "" {
+		fmt.Fprintln(w, besideNote)
+	}
 	if pointer != "" {
-		runfolder.Publish("reports", *outDir, pointer, code, w)
+		runfolder.Publish(reports, *outDir, pointer, code, w)
 	}
 	return code
 }
 
-// besideBuiltIns prints the sink's cells beside the built-in policies'
-// (PlayBeside). It never changes the run's exit status: a child that does
-// not build or a cell that does not run is one line saying the columns are
-// left out, and why.
-func besideBuiltIns(ctx context.Context, w io.Writer, name string, cells []SinkCell) {
-	if len(cells) == 0 {
-		return
+// cellCount is how many cells playSink plays: every row with a sink under
+// each buffering (T1 under one), on every interpreter found, repeat times.
+func cellCount(ins []Interpreter, rows []Row, bufferings []string, repeat int) int {
+	per := 0
+	for _, row := range rows {
+		if row.Variants != nil {
+			continue
+		}
+		for _, buf := range bufferings {
+			if row.ID != "T1" || buf == Buffered {
+				per++
+			}
+		}
 	}
-	bs, err := playBuiltIns(ctx, cells)
+	found := 0
+	for _, in := range ins {
+		if in.Missing == "" {
+			found++
+		}
+	}
+	return per * found * max(1, repeat)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func repeatNote(repeat int) string {
+	if repeat > 1 {
+		return fmt.Sprintf(", each played %d times", repeat)
+	}
+	return ""
+}
+
+// progressLine is a cell as it ends: its count, row, Python, buffering and
+// verdict, and for a verdict other than OK its reason cut to one short
+// line (the whole reason, the bundle and the commands are in the summary
+// at the end).
+func progressLine(n, total int, c SinkCell) string {
+	reason := ""
+	if c.Verdict != verdict.OK {
+		reason = strings.Join(strings.Fields(c.Reason), " ")
+		if len(reason) > 100 {
+			reason = reason[:100] + "..."
+		}
+	}
+	width := len(fmt.Sprint(total))
+	return strings.TrimRight(fmt.Sprintf("[%*d/%d] %-4s %-8s %-10s %-9s %s", width, n, total, c.Row, c.Python, c.Buffering, c.Verdict, reason), " ")
+}
+
+// besideBuiltIns sets each cell's built-in columns (Cell.Beside: the
+// model's cells, PlayBeside). It never changes the run's exit status: a
+// child that does not build or a cell that does not run leaves the columns
+// out, and the line it returns says why ("" when they are in).
+func besideBuiltIns(ctx context.Context, cells []report.Cell, played []SinkCell) string {
+	if len(played) == 0 {
+		return ""
+	}
+	bs, err := playBuiltIns(ctx, played)
 	if err != nil {
-		fmt.Fprintf(w, "logjam calibrate: the built-in policies' columns are left out: %v\n", err)
-		return
+		return fmt.Sprintf("logjam calibrate: the built-in policies' columns are left out: %v", err)
 	}
-	WriteBeside(w, name, bs)
+	for i := range cells {
+		for _, b := range bs {
+			if b.Row == cells[i].ID && b.Python == cells[i].Python && b.Buffering == BufferingName(cells[i].Buffering) {
+				cells[i].Beside = b.BuiltIn
+			}
+		}
+	}
+	return ""
 }
 
 // playBuiltIns builds the simulated child from this checkout and plays
@@ -287,10 +356,14 @@ func playBuiltIns(ctx context.Context, cells []SinkCell) ([]Beside, error) {
 }
 
 // summarize writes the sink's matrix (matrix.json, junit.xml, matrix.html,
-// matrix.md, as a chaos run's) and prints its tally, the rows whose
-// verdict differs by interpreter or buffering, and where everything is.
+// matrix.md, as a chaos run's) and prints it as a chaos run does: the grid
+// (the sink's column, then the built-in policies' beside it), the counts,
+// the legend and each cell not OK summed up once (report.RenderStyledText);
+// then the rows whose verdict differs by interpreter or buffering, the
+// cells whose plays differ (FLAKY), the built-in policy the sink behaves
+// most like, and where the reports are.
 func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Duration) int {
-	run := report.Run{ID: "sink-" + name, Profile: "real", Mode: "real", Shards: []string{"all"}, Started: time.Now().Add(-took), Seconds: took.Seconds()}
+	run := report.Run{ID: "sink-" + name, Profile: "real", Mode: "real", Shards: []string{"all"}, Go: runtime.Version(), Started: time.Now().Add(-took), Seconds: took.Seconds()}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
@@ -299,26 +372,21 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
 	}
+	fmt.Fprintf(w, "\nyour sink's cells (real CPython) beside the built-in policies' (the model's cells, played now):")
+	notOK := report.RenderStyledText(w, report.Collapse(report.Group(cells)), colour(w))
 	byRow := map[string]map[verdict.Verdict][]string{}
 	var order []string
-	notOK := 0
-	tally := map[verdict.Verdict]int{}
 	for _, c := range cells {
-		tally[c.Observed]++
-		if c.Observed != verdict.OK {
-			notOK++
-		}
 		if byRow[c.ID] == nil {
 			byRow[c.ID] = map[verdict.Verdict][]string{}
 			order = append(order, c.ID)
 		}
-		byRow[c.ID][c.Observed] = append(byRow[c.ID][c.Observed], c.Python+" "+BufferingName(c.Buffering))
+		at := c.Python + " " + BufferingName(c.Buffering)
+		if !slices.Contains(byRow[c.ID][c.Observed], at) {
+			byRow[c.ID][c.Observed] = append(byRow[c.ID][c.Observed], at)
+		}
 	}
-	var counts []string
-	for _, v := range slices.Sorted(maps.Keys(tally)) {
-		counts = append(counts, fmt.Sprintf("%s %d", v, tally[v]))
-	}
-	fmt.Fprintf(w, "\n%d cells of sink %s, %d not OK (%s), %.0f s\n", len(cells), name, notOK, strings.Join(counts, ", "), took.Seconds())
+	fmt.Fprintln(w)
 	for _, id := range order {
 		if len(byRow[id]) < 2 {
 			continue
@@ -327,7 +395,7 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		for _, v := range slices.Sorted(maps.Keys(byRow[id])) {
 			parts = append(parts, fmt.Sprintf("%s on %s", v, strings.Join(byRow[id][v], ", ")))
 		}
-		fmt.Fprintf(w, "  %s differs by interpreter or buffering: %s (replay a bundle to tell a real difference from a flaky one)\n", id, strings.Join(parts, "; "))
+		fmt.Fprintf(w, "%s differs by interpreter or buffering: %s (-repeat N, or logjam replay -n N of a bundle, tells a real difference from a flaky one)\n", id, strings.Join(parts, "; "))
 	}
 	plays := map[string]map[verdict.Verdict]int{}
 	var names []string
@@ -346,14 +414,23 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		for _, v := range slices.Sorted(maps.Keys(plays[n])) {
 			parts = append(parts, fmt.Sprintf("%s %d", v, plays[n][v]))
 		}
-		fmt.Fprintf(w, "  FLAKY %s: %s of its plays\n", n, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "FLAKY %s: %s of its plays\n", n, strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "matrix: %s (%s, %s, %s); evidence bundles under %s\n", filepath.Join(out, report.MatrixFile),
-		report.JUnitFile, report.HTMLFile, report.MarkdownFile, filepath.Join(out, report.EvidenceDir))
+	if l := closestLine(name, cells); l != "" {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintf(w, "logjam calibrate: %.0f s; reports in %s (%s, %s, %s, %s; evidence bundles under %s)\n", took.Seconds(), out,
+		report.MatrixFile, report.JUnitFile, report.HTMLFile, report.MarkdownFile, report.EvidenceDir)
 	if notOK > 0 {
 		return 1
 	}
 	return 0
+}
+
+// colour: styled text only on a terminal, and never with NO_COLOR set.
+func colour(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
 }
 
 // sinkName is the sink file's name without its extension: its column in
@@ -377,4 +454,13 @@ func rowIDs() string {
 		}
 	}
 	return strings.Join(ids, " ")
+}
+
+// sinkArg is how a cell's recorded rerun names the sink: its absolute
+// path when known, else its base name.
+func sinkArg(u *UserSink) string {
+	if u.Abs != "" {
+		return u.Abs
+	}
+	return filepath.Base(u.Path)
 }

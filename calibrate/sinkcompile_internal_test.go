@@ -3,6 +3,7 @@ package calibrate
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,43 @@ func TestASinksRowsThatDifferAreNamed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, report.MatrixFile)); err != nil {
 		t.Errorf("no matrix: %v", err)
+	}
+}
+
+// A sink run ends as a chaos run does: its grid with the built-in
+// policies' columns beside the sink's, the legend, each cell not OK summed
+// up once with its replay line, then the built-in policy it behaves most
+// like, where it differs grouped by row and pair of verdicts; a cell's
+// progress line names its count and keeps its reason to one short line.
+func TestASinkRunEndsWithItsMatrixBesideTheBuiltInsAndItsSummary(t *testing.T) {
+	builtIn := map[string]verdict.Verdict{"pystderr": verdict.Hang, "fd2": verdict.OK, "buffered": verdict.OK, "adaptive": verdict.OK, "merged": verdict.OK, "logjam": verdict.OK}
+	cell := func(py, buf string, v verdict.Verdict) report.Cell {
+		name := "D3 sink=mine.cpp [stderr=" + BufferingName(buf) + " py=" + py + "]"
+		return report.Cell{ID: "D3", Name: name, Family: "sink", Cell: scenario.Cell{Scenario: "D3", Policy: "mine", Python: py, Buffering: buf},
+			Expected: verdict.OK, Observed: v, Beside: builtIn, Bundle: "/r/evidence/" + strings.ReplaceAll(name, " ", "_"),
+			Sink: &report.SinkSource{File: "mine.cpp", SHA256: strings.Repeat("0", 64), Path: "/src/mine.cpp"}, Evidence: report.Evidence{Reason: "killed by SIGABRT (signal 6)"}}
+	}
+	cells := []report.Cell{cell("3.11.7", Buffered, verdict.Crash), cell("3.11.7", Unbuffered, verdict.Crash), cell("3.12.1", Buffered, verdict.Crash)}
+	var w strings.Builder
+	if code := summarize(&w, t.TempDir(), "mine", cells, time.Second); code != 1 {
+		t.Errorf("status %d with a CRASH, want 1", code)
+	}
+	out := w.String()
+	for _, want := range []string{
+		"3 not as expected:\n",
+		"  evidence: ./logjam replay -sink /src/mine.cpp /r/evidence/D3_sink=mine.cpp_[stderr=buffered_py=3.11.7]\n",
+		"legend:\n  mine: your sink (mine.cpp)",
+		"mine behaves like pystderr except on D3 on 3 cells: CRASH where pystderr is HANG\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^id +mine +pystderr +fd2 +buffered +adaptive +merged +logjam *$`).MatchString(out) {
+		t.Errorf("the grid's columns are not the sink's, then the built-in policies':\n%s", out)
+	}
+	line := progressLine(7, 120, SinkCell{Row: "P6", Python: "3.11.7", Buffering: "unbuffered", Verdict: verdict.Hang, Reason: strings.Repeat("waits for room ", 20)})
+	if !strings.HasPrefix(line, "[  7/120] P6   3.11.7   unbuffered HANG      waits for room") || len(line) > 160 || strings.Contains(line, "\n") {
+		t.Errorf("the progress line: %q", line)
 	}
 }
