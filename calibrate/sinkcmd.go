@@ -125,7 +125,7 @@ func Command(args []string, w io.Writer) int {
 	repeat := fs.Int("repeat", 1, "play each cell this many times: a row whose verdicts differ between its plays is named FLAKY")
 	outDir := fs.String("out", "", "where the matrix and the evidence bundles go (default: a folder of its own, reports/runs/<time>-sink-<name>, with reports/latest-sink-<name> moved to it)")
 	bad := func(format string, a ...any) int {
-		fmt.Fprintf(w, "logjam calibrate: "+format+"\n", a...)
+		fmt.Fprintf(errOut, "logjam calibrate: "+format+"\n", a...)
 		return 2
 	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
@@ -149,13 +149,6 @@ func Command(args []string, w io.Writer) int {
 	if *sinkPath == "" || fs.NArg() > 0 {
 		return bad("usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-repeat N] [-out DIR]")
 	}
-	src, err := os.ReadFile(*sinkPath)
-	if err != nil {
-		return bad("%v", err)
-	}
-	if !strings.Contains(string(src), "logjam_make_sink") {
-		return bad("%s defines no logjam_make_sink() (docs/SINK.md: the sink's factory)", *sinkPath)
-	}
 	var bufferings []string
 	for _, p := range strings.Split(*bufArg, ",") {
 		switch p {
@@ -164,7 +157,7 @@ func Command(args []string, w io.Writer) int {
 		case "unbuffered":
 			bufferings = append(bufferings, Unbuffered)
 		default:
-			return bad("-buffering: unknown %q (buffered, unbuffered)", p)
+			return bad("-buffering: unknown %q (accepted: buffered, unbuffered)", p)
 		}
 	}
 	var rows []Row
@@ -176,8 +169,17 @@ func Command(args []string, w io.Writer) int {
 	}
 	for _, id := range want {
 		if !slices.ContainsFunc(rows, func(r Row) bool { return r.ID == id }) {
-			return bad("no real row %q with a sink (rows: %s)", id, rowIDs())
+			return bad("-rows: no real row %q with a sink (accepted: %s)", id, rowIDs())
 		}
+	}
+	src, err := os.ReadFile(*sinkPath)
+	if os.IsNotExist(err) {
+		return bad("-sink %s: no such file (a C++ file defining logjam_make_sink(): docs/SINK.md)", *sinkPath)
+	} else if err != nil {
+		return bad("-sink %v", err)
+	}
+	if !strings.Contains(string(src), "logjam_make_sink") {
+		return bad("%s defines no logjam_make_sink() (docs/SINK.md: the sink's factory)", *sinkPath)
 	}
 	var ins []Interpreter
 	for _, in := range Discover() {
@@ -432,6 +434,10 @@ func colour(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
 }
+
+// errOut is where bad input is said (one line, exit status 2), as every
+// logjam command says it: stderr. Tests read it.
+var errOut io.Writer = os.Stderr
 
 // sinkName is the sink file's name without its extension: its column in
 // the matrix and the name of its run folder.

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,6 +37,7 @@ func TestASinkThatDoesNotCompileIsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
+	setErrOut(t, &out)
 	code := Command([]string{"-sink", sink, "-py", py, "-rows", "C1", "-out", t.TempDir()}, &out)
 	if code != 2 {
 		t.Errorf("status %d, want 2:\n%s", code, out.String())
@@ -110,4 +112,11 @@ func TestASinkRunEndsWithItsMatrixBesideTheBuiltInsAndItsSummary(t *testing.T) {
 	if !strings.HasPrefix(line, "[  7/120] P6   3.11.7   unbuffered HANG      waits for room") || len(line) > 160 || strings.Contains(line, "\n") {
 		t.Errorf("the progress line: %q", line)
 	}
+}
+
+// setErrOut sends what Command says of bad input to w for the test.
+func setErrOut(t *testing.T, w io.Writer) {
+	old := errOut
+	errOut = w
+	t.Cleanup(func() { errOut = old })
 }

@@ -94,7 +94,7 @@ func usage(w io.Writer) {
 }
 
 const (
-	calibrateUsage = "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-out DIR]"
+	calibrateUsage = "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-repeat N] [-out DIR]"
 	doctorUsage    = "usage: logjam doctor"
 	versionUsage   = "usage: logjam version"
 )

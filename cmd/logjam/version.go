@@ -15,6 +15,10 @@ import (
 // the Go toolchain. `go tool logjam` builds without VCS stamping, so the
 // commit is then the module checkout's, read from git, and said to be.
 func version(args []string, w io.Writer) int {
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintf(w, "%s\n  the module and its version, the commit this logjam was built from, the Go toolchain; three lines\n", versionUsage)
+		return 0
+	}
 	if len(args) > 0 {
 		fmt.Fprintf(os.Stderr, "logjam: version takes no arguments (%d given)\n", len(args))
 		return 2
@@ -39,7 +43,7 @@ func version(args []string, w io.Writer) int {
 	case dirty:
 		commit += "+dirty"
 	}
-	fmt.Fprintf(w, "logjam %s %s\ncommit %s\n%s\n", bi.Main.Path, bi.Main.Version, commit, bi.GoVersion)
+	fmt.Fprintf(w, "logjam: module %s %s\ncommit %s\n%s\n", bi.Main.Path, bi.Main.Version, commit, bi.GoVersion)
 	return 0
 }
 
