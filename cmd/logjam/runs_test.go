@@ -164,3 +164,23 @@ func TestKeepBundlesMakesAnExpectedHangReplayable(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred(), "%s", b)
 	g.Expect(string(b)).To(ContainSubstring("observed HANG, recorded HANG (expected HANG): the same"))
 }
+
+// ./logjam run from another folder (a binding's own repository, where
+// the user keeps their sink) works on the checkout the script names
+// (LOGJAM_CHECKOUT); without it, the folder's missing ginkgo.yml is said.
+func TestLogjamFromAnotherFolderWorksOnItsCheckout(t *testing.T) {
+	g := NewWithT(t)
+	root, err := filepath.Abs("../..")
+	g.Expect(err).NotTo(HaveOccurred())
+	elsewhere := t.TempDir()
+	run := func(env ...string) string {
+		cmd := exec.Command(logjamBin, "chaos", "-profile", "nosuch")
+		cmd.Dir = elsewhere
+		cmd.Env = append(os.Environ(), env...)
+		b, _ := cmd.CombinedOutput()
+		return string(b)
+	}
+	g.Expect(run()).To(ContainSubstring("no ginkgo.yml in " + elsewhere))
+	g.Expect(run("LOGJAM_CHECKOUT=" + root)).To(ContainSubstring(filepath.Join(root, "ginkgo.yml") + ` has no profile "nosuch" (profiles: focus, local, nightly)`))
+	g.Expect(run("LOGJAM_CHECKOUT=relative/path")).To(ContainSubstring("no ginkgo.yml in " + elsewhere))
+}
