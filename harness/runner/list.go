@@ -82,7 +82,7 @@ func listCmd(args []string, w io.Writer) int {
 		}
 		n += len(names)
 	}
-	fmt.Fprintf(os.Stderr, "logjam: %d cells in %d families (%.1f s)\n", n, len(fams), time.Since(started).Seconds())
+	fmt.Fprintf(os.Stderr, "logjam: %d specs in %d families (%.1f s)\n", n, len(fams), time.Since(started).Seconds())
 	return 0
 }
 
