@@ -36,16 +36,21 @@ func TestASinkThatDoesNotCompileIsBadInput(t *testing.T) {
 	if err := os.WriteFile(sink, []byte("#include \"logjam/logjam.hpp\"\nstruct Mine : logjam::Sink { int x = ; };\nlogjam::Sink *logjam_make_sink() { return nullptr; }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	setErrOut(t, &out)
+	var out, errs strings.Builder
+	setErrOut(t, &errs)
 	code := Command([]string{"-sink", sink, "-py", py, "-rows", "C1", "-out", t.TempDir()}, &out)
 	if code != 2 {
-		t.Errorf("status %d, want 2:\n%s", code, out.String())
+		t.Errorf("status %d, want 2:\n%s%s", code, out.String(), errs.String())
 	}
 	for _, want := range []string{sink + " does not compile", sink + ":2:"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("no %q in:\n%s", want, out.String())
+		if !strings.Contains(errs.String(), want) {
+			t.Errorf("no %q on stderr:\n%s", want, errs.String())
 		}
+	}
+	// The first line alone says where: the user's file, line and column.
+	first, _, _ := strings.Cut(errs.String(), "\n")
+	if !regexp.MustCompile(`^logjam calibrate: \S+/mine\.cpp does not compile \(python [0-9.]+\): \S+/mine\.cpp:2:\d+: error: `).MatchString(first) {
+		t.Errorf("the first line does not name the error's file and line: %q", first)
 	}
 	if strings.Contains(out.String(), "user_sink.cpp") || strings.Contains(out.String(), "row  python") {
 		t.Errorf("the build folder's copy named, or a row played:\n%s", out.String())
