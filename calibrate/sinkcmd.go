@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -20,6 +21,7 @@ import (
 	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/runfolder"
+	"logjam/internal/textout"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -71,6 +73,9 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 					o, err := Run(ctx, in, dir, row, "user", "", buf, Options{CheckGIL: true})
 					if err != nil {
 						return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
+					}
+					if o.Observed == verdict.Crash {
+						o.Reason += pythonFatal(o.FD2)
 					}
 					name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), BufferingName(buf), in.Version)
 					c := report.Cell{ID: row.ID, Name: name, Family: "sink",
@@ -262,6 +267,26 @@ func Command(args []string, w io.Writer) int {
 		runfolder.Publish(reports, *outDir, pointer, code, w)
 	}
 	return code
+}
+
+// pythonFatal is what CPython said as it ended the process, when it did
+// (its first "Fatal Python error: ..." line on fd 2, which is how the
+// debug allocator names a sink that allocates without the GIL), for a
+// CRASH's reason: "; CPython: Fatal Python error: ..."; "" when fd 2 holds
+// none. The child's bytes are shown neutralised and cut.
+func pythonFatal(fd2 []byte) string {
+	i := bytes.Index(fd2, []byte("Fatal Python error: "))
+	if i < 0 {
+		return ""
+	}
+	line, _, _ := bytes.Cut(fd2[i:], []byte("\n"))
+	if len(line) > 160 {
+		line = append(line[:160:160], "..."...)
+	}
+	if len(bytes.TrimSpace(line)) <= len("Fatal Python error:") {
+		return "" // the message was cut off by the crash itself
+	}
+	return "; CPython: " + textout.Terminal(string(line))
 }
 
 // cellCount is how many cells playSink plays: every row with a sink under

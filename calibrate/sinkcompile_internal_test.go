@@ -125,3 +125,21 @@ func setErrOut(t *testing.T, w io.Writer) {
 	errOut = w
 	t.Cleanup(func() { errOut = old })
 }
+
+// A CRASH's reason carries what CPython said as it ended the process (the
+// debug allocator names a sink that allocates without the GIL), read from
+// the child's fd 2; a message the crash cut off, or none, adds nothing.
+func TestACrashsReasonCarriesCPythonsFatalError(t *testing.T) {
+	fd2 := []byte("line 1\nFatal Python error: _PyMem_DebugMalloc: Python memory allocator called without holding the GIL\nPython runtime state: initialized\n")
+	if got, want := pythonFatal(fd2), "; CPython: Fatal Python error: _PyMem_DebugMalloc: Python memory allocator called without holding the GIL"; got != want {
+		t.Errorf("pythonFatal = %q, want %q", got, want)
+	}
+	for _, none := range []string{"", "line 1\n", "Fatal Python error: \n", "Fatal Python error: "} {
+		if got := pythonFatal([]byte(none)); got != "" {
+			t.Errorf("pythonFatal(%q) = %q, want nothing", none, got)
+		}
+	}
+	if got := pythonFatal([]byte("Fatal Python error: \x1b[31mred\x1b[0m")); strings.Contains(got, "\x1b") {
+		t.Errorf("an escape from the child reached the reason: %q", got)
+	}
+}
