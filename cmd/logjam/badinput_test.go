@@ -70,6 +70,7 @@ var badInputs = []badInput{
 	{"no command", "logjam", nil, nil, "", "usage: logjam chaos"},
 	{"unknown command", "logjam", []string{"run"}, nil, "", `unknown command "run" (accepted: chaos, report, replay, list, calibrate, doctor, test, ginkgo, simrt, version, -h)`},
 	{"version with an argument", "logjam", []string{"version", "-x"}, nil, "", "version takes no arguments (1 given)"},
+	{"doctor with an argument", "logjam", []string{"doctor", "x"}, nil, "", `doctor: unexpected argument "x" (usage: logjam doctor)`},
 	{"stray word before flags", "logjam", []string{"chaos", "extra", "-focus", "X"}, nil, "", `no family "extra"`},
 	{"no such family after flags", "logjam", []string{"chaos", "-focus", "X", "extra"}, nil, "", `no family "extra" (accepted: x)`},
 	{"a flag after a family, its value missing", "logjam", []string{"chaos", "deadlock", "-focus"}, nil, "", "flag needs an argument: -focus"},

@@ -87,4 +87,15 @@ func TestASinkRunShowsTheBuiltInColumnsBesideAndItsOwnLegend(t *testing.T) {
 	if n := strings.Count(p, "data-cell="); n != 3 {
 		t.Errorf("matrix.html marks %d cells, want the sink's 3", n)
 	}
+	junit, err := JUnit(run, Group(cells))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := html.UnescapeString(string(junit))
+	for _, want := range []string{"replay it: ./logjam replay -sink /home/me/binding/mine.cpp /home/me/logjam/reports/runs/r/evidence/F1_sink=mine.cpp_stderr=buffered_py=3.11.7",
+		"the built-in policies here (the model's cells): pystderr HANG, fd2 OK, buffered LOST, adaptive OK, merged OK, logjam OK"} {
+		if !strings.Contains(j, want) {
+			t.Errorf("junit.xml lacks %q", want)
+		}
+	}
 }
