@@ -9,10 +9,12 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -69,6 +71,9 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 					continue // exit-time only: the buffering plays no part
 				}
 				for r := 1; r <= max(1, repeat); r++ {
+					if err := ctx.Err(); err != nil {
+						return out, err // interrupted: the cells not played are NOTRUN (notPlayed)
+					}
 					t0 := time.Now()
 					o, err := Run(ctx, in, dir, row, "user", "", buf, Options{CheckGIL: true})
 					if err != nil {
@@ -77,7 +82,7 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 					if o.Observed == verdict.Crash {
 						o.Reason += pythonFatal(o.FD2)
 					}
-					name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), BufferingName(buf), in.Version)
+					name := sinkCellName(row.ID, user, buf, in.Version)
 					c := report.Cell{ID: row.ID, Name: name, Family: "sink",
 						Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
 						Expected: verdict.OK, // a correct sink's promise, on every real row
@@ -225,7 +230,13 @@ func Command(args []string, w io.Writer) int {
 	if abs, err := filepath.Abs(*outDir); err == nil {
 		*outDir = abs // the printed replay lines work from any folder
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	// Ctrl-C (or SIGTERM) stops the run as it stops logjam chaos: the cell
+	// playing is killed (INTERRUPTED), those never started are NOTRUN rows,
+	// the matrix is printed and written, no pointer moves, exit status 130.
+	// A second one ends the process at once.
+	sigCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	ctx, cancel := context.WithTimeout(sigCtx, 30*time.Minute)
 	defer cancel()
 	user := &UserSink{Path: *sinkPath, Source: src}
 	if abs, err := filepath.Abs(*sinkPath); err == nil {
@@ -254,11 +265,26 @@ func Command(args []string, w io.Writer) int {
 		}
 		return bad("%s", ce.Error())
 	}
+	if sigCtx.Err() != nil {
+		stopSignals() // a second Ctrl-C ends the process at once
+		fmt.Fprintf(errOut, "logjam calibrate: interrupted: the cell playing was killed (INTERRUPTED), the ones never started are NOTRUN\n")
+		cells = append(cells, notPlayed(user, ins, rows, bufferings, *repeat, cells)...)
+		summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
+		fmt.Fprintf(w, "logjam calibrate: interrupted; the run's folder is %s (no pointer moved)\n", *outDir)
+		return 130
+	}
 	if err != nil {
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
 	}
 	besideNote := besideBuiltIns(ctx, cells, sinkCells)
+	if sigCtx.Err() != nil {
+		stopSignals()
+		fmt.Fprintf(errOut, "logjam calibrate: interrupted while the built-in policies' columns were played: every cell of your sink ran; the columns are left out\n")
+		summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
+		fmt.Fprintf(w, "logjam calibrate: interrupted; the run's folder is %s (no pointer moved)\n", *outDir)
+		return 130
+	}
 	code := summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
 	if besideNote != "" {
 		fmt.Fprintln(w, besideNote)
@@ -287,6 +313,48 @@ func pythonFatal(fd2 []byte) string {
 		return "" // the message was cut off by the crash itself
 	}
 	return "; CPython: " + textout.Terminal(string(line))
+}
+
+// sinkCellName is the name of a sink's cell: its row, the sink's file,
+// the buffering and the Python, as the matrix and --focus spell cells.
+func sinkCellName(row string, user *UserSink, buf, python string) string {
+	return fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row, filepath.Base(user.Path), BufferingName(buf), python)
+}
+
+// notPlayed is a NOTRUN row for each cell of the run (as playSink plays
+// them) that played has none of: an interrupted run's cells never started.
+func notPlayed(user *UserSink, ins []Interpreter, rows []Row, bufferings []string, repeat int, played []report.Cell) []report.Cell {
+	seen := map[string]int{}
+	for _, c := range played {
+		seen[c.Name]++
+	}
+	var out []report.Cell
+	for _, in := range ins {
+		if in.Missing != "" {
+			continue
+		}
+		for _, row := range rows {
+			if row.Variants != nil {
+				continue
+			}
+			for _, buf := range bufferings {
+				if row.ID == "T1" && buf != Buffered {
+					continue
+				}
+				name := sinkCellName(row.ID, user, buf, in.Version)
+				if seen[name] > 0 {
+					continue // played (every repeat of a cell begun is in the matrix)
+				}
+				out = append(out, report.Cell{ID: row.ID, Name: name, Family: "sink",
+					Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
+					Expected: verdict.OK, Observed: verdict.NotRun,
+					Evidence: report.Evidence{Reason: "not run: the run was interrupted before this cell started"},
+					Rerun:    report.SinkRerun(sinkArg(user), row.ID, in.Version, BufferingName(buf)),
+					Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest(), Path: user.Abs}})
+			}
+		}
+	}
+	return out
 }
 
 // cellCount is how many cells playSink plays: every row with a sink under
@@ -403,7 +471,13 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 	notOK := report.RenderStyledText(w, report.Collapse(report.Group(cells)), colour(w))
 	byRow := map[string]map[verdict.Verdict][]string{}
 	var order []string
+	var played []report.Cell // an interrupted run's INTERRUPTED and NOTRUN cells tell nothing of the sink
 	for _, c := range cells {
+		if c.Observed != verdict.Interrupted && c.Observed != verdict.NotRun {
+			played = append(played, c)
+		}
+	}
+	for _, c := range played {
 		if byRow[c.ID] == nil {
 			byRow[c.ID] = map[verdict.Verdict][]string{}
 			order = append(order, c.ID)
@@ -426,7 +500,7 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 	}
 	plays := map[string]map[verdict.Verdict]int{}
 	var names []string
-	for _, c := range cells {
+	for _, c := range played {
 		if plays[c.Name] == nil {
 			plays[c.Name] = map[verdict.Verdict]int{}
 			names = append(names, c.Name)
