@@ -133,14 +133,14 @@ func Command(args []string, w io.Writer) int {
 	bufArg := fs.String("buffering", "buffered,unbuffered", "how Python opens sys.stderr: buffered, unbuffered (python -u), comma-separated")
 	fs.StringVar(bufArg, "profiles", *bufArg, "") // the old spelling of -buffering, left out of the help
 	repeat := fs.Int("repeat", 1, "play each cell this many times: a row whose verdicts differ between its plays is named FLAKY")
-	outDir := fs.String("out", "", "where the matrix and the evidence bundles go (default: a folder of its own, reports/runs/<time>-sink-<name>, with reports/latest-sink-<name> moved to it)")
+	outDir := fs.String("out", "", "where the reports and the evidence bundles go (default: a folder of its own under the checkout's reports/, runs/<time>-sink-<name>, with reports/latest-sink-<name> moved to it when the run ends)")
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(errOut, "logjam calibrate: "+format+"\n", a...)
 		return 2
 	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(w, "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-repeat N] [-out DIR]")
-		fmt.Fprintln(w, "\nyour own sink (docs/SINK.md) compiled into the calibration's extension and played on every real row,\non every interpreter found, sys.stderr buffered and unbuffered; its matrix and evidence under -out.\n\nflags:")
+		fmt.Fprintln(w, "\nyour own sink (docs/SINK.md, \"Bring your own sink\") compiled into the calibration's extension and played on\nevery real row, on every interpreter found, sys.stderr buffered and unbuffered, each cell judged against a correct\nsink's promise (OK); then its matrix beside the six built-in policies', each cell not OK with its reason, its\nreplay and its rerun, and the reports (matrix.json, junit.xml, matrix.html, matrix.md, evidence/).\nExit status 0 when every cell is OK, 1 when one is not, 2 for bad input, 130 after Ctrl-C.\n\nflags:")
 		help := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
 		fs.VisitAll(func(f *flag.Flag) {
 			if f.Name != "profiles" {
