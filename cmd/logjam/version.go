@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"logjam/internal/config"
 )
 
 // version prints what this logjam is: the module and its version, the
@@ -48,11 +50,18 @@ func version(args []string, w io.Writer) int {
 }
 
 // checkoutCommit is the HEAD of the checkout that holds the module the go
-// command resolves here (with "+dirty" for uncommitted changes), or says
+// command resolves here, or the checkout whose ./logjam ran (config.Checkout)
+// when that is none (with "+dirty" for uncommitted changes), or says
 // why there is none.
 func checkoutCommit() string {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	dir := filepath.Dir(strings.TrimSpace(string(gomod)))
+	if strings.TrimSpace(string(gomod)) == os.DevNull {
+		dir = "." // no module here: the go command names /dev/null
+	}
+	if (err != nil || dir == ".") && config.Checkout != "" {
+		dir, err = config.Checkout, nil // ./logjam run from another folder: its own checkout
+	}
 	if err != nil || dir == "." {
 		return "unknown (no module here)"
 	}
