@@ -11,12 +11,22 @@ import (
 
 const mergeUsage = "usage: logjam report [DIR] | logjam report merge [-out DIR] SHARD_DIR... | logjam report diff DIR_A DIR_B"
 
+// reportHelp is what logjam report -h says after its usage line.
+const reportHelp = `
+
+  logjam report [DIR]         print the matrix of a reports directory (default: reports/latest,
+                              the last whole matrix) and write its matrix.json, junit.xml,
+                              matrix.html and matrix.md again; exit 1 when a cell was not as expected
+  logjam report merge         join the shards of one run (logjam chaos -shard K/N) into one
+      -out DIR                where the merged reports go (default: reports)
+  logjam report diff A B      the cells whose expected verdict or outcome differ between two runs`
+
 // reportCmd is logjam report: merge, diff, or re-render a reports
 // directory (reports/latest by default: the last whole matrix) from its
 // matrix.json and run.json.
 func reportCmd(args []string, w io.Writer) int {
 	if wantsHelp(args) {
-		return subUsage(w, mergeUsage, nil)
+		return subUsage(w, mergeUsage+reportHelp, nil)
 	}
 	if len(args) > 0 && (args[0] == "merge" || args[0] == "diff") {
 		return reportMerge(args, w)
