@@ -35,8 +35,10 @@ focus:           ## rerun the cells matching FOCUS, e.g. make focus FOCUS='D1 .*
 report:          ## re-render the matrix, JUnit, HTML and markdown from reports/latest/matrix.json
 	./logjam report
 
-bench:           ## benchmarks (figures for notes; never asserted by tests)
+BENCH_PY ?=
+bench:           ## benchmarks (figures for notes; never asserted by tests), then the header's cost per line (BENCH_PY=3.12: one interpreter)
 	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./harness/watchdog/ ./pipes/
+	go run ./cmd/calbench $(if $(BENCH_PY),-py $(BENCH_PY)) -n 20000 -reps 9
 
 bench-matrix:    ## the local matrix warm and in a fresh clone, -random 200 and throughput, side by side with issue 36's base (RUNS=5 alternating runs, FRESH=1; README=1 rewrites its figures)
 	scripts/bench-matrix.sh -n $(or $(RUNS),5) -fresh $(or $(FRESH),1) $(if $(README),-readme)

@@ -3,7 +3,6 @@ package calibrate
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"logjam/harness/cell"
+	"logjam/harness/report"
 	"logjam/internal/axes"
 	"logjam/internal/config"
 	"logjam/scenario"
@@ -127,47 +127,54 @@ func Closest(bs []Beside) (policy string, differ []Beside) {
 	return policy, differ
 }
 
-// WriteBeside prints the sink's verdicts beside the built-in policies',
-// one line per (row, python, buffering), then the closest built-in policy
-// and where the sink differs from it.
-func WriteBeside(w io.Writer, name string, bs []Beside) {
-	fmt.Fprintf(w, "\n%s beside the built-in policies (the model's cells, played now; the real column agrees with them here):\n", name)
-	wd := max(len(name), len("MISROUTED"))
-	fmt.Fprintf(w, "%-4s %-8s %-10s %-*s", "row", "python", "buffering", wd, name)
-	for _, p := range axes.Policies {
-		fmt.Fprintf(w, " %-9s", p)
-	}
-	fmt.Fprintln(w)
-	for _, b := range bs {
-		fmt.Fprintf(w, "%-4s %-8s %-10s %-*s", b.Row, b.Python, b.Buffering, wd, b.Yours)
-		for _, p := range axes.Policies {
-			v, ok := b.BuiltIn[p]
-			s := "-"
-			if ok {
-				s = string(v)
-			}
-			fmt.Fprintf(w, " %-9s", s)
+// closestLine names the built-in policy the sink behaves most like
+// (Closest over each cell's first play and its Beside) and where it
+// differs, a group per row and pair of verdicts ("D3 on 10 cells: CRASH
+// where pystderr is HANG"); "" when no cell has built-in columns.
+func closestLine(name string, cells []report.Cell) string {
+	var bs []Beside
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if len(c.Beside) == 0 || seen[c.Name] {
+			continue
 		}
-		fmt.Fprintln(w)
+		seen[c.Name] = true
+		bs = append(bs, Beside{Row: c.ID, Python: c.Python, Buffering: BufferingName(c.Buffering), Yours: c.Observed, BuiltIn: c.Beside})
+	}
+	if len(bs) == 0 {
+		return ""
 	}
 	p, differ := Closest(bs)
 	if len(differ) == 0 {
-		fmt.Fprintf(w, "%s behaves like %s on every cell played\n", name, p)
-		return
+		return fmt.Sprintf("%s behaves like %s on every cell played", name, p)
 	}
-	var parts []string
-	for i, b := range differ {
-		if i == 8 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(differ)-i))
-			break
-		}
+	type pair struct{ row, yours, theirs string }
+	var order []pair
+	at := map[pair][]string{}
+	for _, b := range differ {
 		theirs := "not played"
 		if v, ok := b.BuiltIn[p]; ok {
 			theirs = string(v)
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s %s: %s where %s is %s)", b.Row, b.Python, b.Buffering, b.Yours, p, theirs))
+		k := pair{b.Row, string(b.Yours), theirs}
+		if at[k] == nil {
+			order = append(order, k)
+		}
+		at[k] = append(at[k], b.Python+" "+b.Buffering)
 	}
-	fmt.Fprintf(w, "%s behaves like %s except on %s\n", name, p, strings.Join(parts, ", "))
+	var parts []string
+	for i, k := range order {
+		if i == 6 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(order)-i))
+			break
+		}
+		where := strings.Join(at[k], ", ")
+		if len(at[k]) > 2 {
+			where = fmt.Sprintf("%d cells", len(at[k]))
+		}
+		parts = append(parts, fmt.Sprintf("%s on %s: %s where %s is %s", k.row, where, k.yours, p, k.theirs))
+	}
+	return fmt.Sprintf("%s behaves like %s except on %s", name, p, strings.Join(parts, "; "))
 }
 
 func rowByID(id string) (Row, bool) {

@@ -181,6 +181,7 @@ func Build(in Interpreter) (string, error) { return BuildSink(in, nil) }
 // (docs/SINK.md); the extension plays it as policy "user".
 type UserSink struct {
 	Path   string // where it came from (for messages)
+	Abs    string // its absolute path ("" when unknown): what printed commands name
 	Source []byte
 }
 
@@ -196,8 +197,18 @@ type CompileError struct {
 	Sink, Python, Output string
 }
 
+// Error is one line that names the first error where it is (the user's
+// file, line and column, as the compiler says it), then the compiler's
+// whole output.
 func (e *CompileError) Error() string {
-	return fmt.Sprintf("%s does not compile (python %s):\n%s", e.Sink, e.Python, strings.TrimRight(e.Output, "\n"))
+	first := ""
+	for _, l := range strings.Split(e.Output, "\n") {
+		if strings.HasPrefix(l, e.Sink+":") && (strings.Contains(l, ": error: ") || strings.Contains(l, ": fatal error: ")) {
+			first = ": " + l
+			break
+		}
+	}
+	return fmt.Sprintf("%s does not compile (python %s)%s\n%s", e.Sink, e.Python, first, strings.TrimRight(e.Output, "\n"))
 }
 
 // BuildSink is Build with a user's sink linked into the extension (nil:

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -8,15 +9,21 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/term"
 
 	"logjam/harness/report"
 	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/runfolder"
+	"logjam/internal/textout"
 	"logjam/scenario"
 	"logjam/verdict"
 )
@@ -64,19 +71,27 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 					continue // exit-time only: the buffering plays no part
 				}
 				for r := 1; r <= max(1, repeat); r++ {
+					if err := ctx.Err(); err != nil {
+						return out, err // interrupted: the cells not played are NOTRUN (notPlayed)
+					}
+					t0 := time.Now()
 					o, err := Run(ctx, in, dir, row, "user", "", buf, Options{CheckGIL: true})
 					if err != nil {
 						return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
 					}
-					name := fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row.ID, filepath.Base(user.Path), BufferingName(buf), in.Version)
+					if o.Observed == verdict.Crash {
+						o.Reason += pythonFatal(o.FD2)
+					}
+					name := sinkCellName(row.ID, user, buf, in.Version)
 					c := report.Cell{ID: row.ID, Name: name, Family: "sink",
 						Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
 						Expected: verdict.OK, // a correct sink's promise, on every real row
 						Observed: o.Observed,
+						Ms:       time.Since(t0).Milliseconds(),
 						Real:     map[string]verdict.Verdict{in.Version: o.Observed},
 						Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command},
-						Rerun:    report.SinkRerun(filepath.Base(user.Path), row.ID, in.Version, BufferingName(buf)),
-						Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest()}}
+						Rerun:    report.SinkRerun(sinkArg(user), row.ID, in.Version, BufferingName(buf)),
+						Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest(), Path: user.Abs}}
 					if repeat > 1 {
 						c.Repeat = r
 					}
@@ -118,14 +133,14 @@ func Command(args []string, w io.Writer) int {
 	bufArg := fs.String("buffering", "buffered,unbuffered", "how Python opens sys.stderr: buffered, unbuffered (python -u), comma-separated")
 	fs.StringVar(bufArg, "profiles", *bufArg, "") // the old spelling of -buffering, left out of the help
 	repeat := fs.Int("repeat", 1, "play each cell this many times: a row whose verdicts differ between its plays is named FLAKY")
-	outDir := fs.String("out", "", "where the matrix and the evidence bundles go (default: a folder of its own, reports/runs/<time>-sink-<name>, with reports/latest-sink-<name> moved to it)")
+	outDir := fs.String("out", "", "where the reports and the evidence bundles go (default: a folder of its own under the checkout's reports/, runs/<time>-sink-<name>, with reports/latest-sink-<name> moved to it when the run ends)")
 	bad := func(format string, a ...any) int {
-		fmt.Fprintf(w, "logjam calibrate: "+format+"\n", a...)
+		fmt.Fprintf(errOut, "logjam calibrate: "+format+"\n", a...)
 		return 2
 	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(w, "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-repeat N] [-out DIR]")
-		fmt.Fprintln(w, "\nyour own sink (docs/SINK.md) compiled into the calibration's extension and played on every real row,\non every interpreter found, sys.stderr buffered and unbuffered; its matrix and evidence under -out.\n\nflags:")
+		fmt.Fprintln(w, "\nyour own sink (docs/SINK.md, \"Bring your own sink\") compiled into the calibration's extension and played on\nevery real row, on every interpreter found, sys.stderr buffered and unbuffered, each cell judged against a correct\nsink's promise (OK); then its matrix beside the six built-in policies', each cell not OK with its reason, its\nreplay and its rerun, and the reports (matrix.json, junit.xml, matrix.html, matrix.md, evidence/).\nExit status 0 when every cell is OK, 1 when one is not, 2 for bad input, 130 after Ctrl-C.\n\nflags:")
 		help := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
 		fs.VisitAll(func(f *flag.Flag) {
 			if f.Name != "profiles" {
@@ -144,13 +159,6 @@ func Command(args []string, w io.Writer) int {
 	if *sinkPath == "" || fs.NArg() > 0 {
 		return bad("usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-repeat N] [-out DIR]")
 	}
-	src, err := os.ReadFile(*sinkPath)
-	if err != nil {
-		return bad("%v", err)
-	}
-	if !strings.Contains(string(src), "logjam_make_sink") {
-		return bad("%s defines no logjam_make_sink() (docs/SINK.md: the sink's factory)", *sinkPath)
-	}
 	var bufferings []string
 	for _, p := range strings.Split(*bufArg, ",") {
 		switch p {
@@ -159,7 +167,7 @@ func Command(args []string, w io.Writer) int {
 		case "unbuffered":
 			bufferings = append(bufferings, Unbuffered)
 		default:
-			return bad("-buffering: unknown %q (buffered, unbuffered)", p)
+			return bad("-buffering: unknown %q (accepted: buffered, unbuffered)", p)
 		}
 	}
 	var rows []Row
@@ -171,8 +179,17 @@ func Command(args []string, w io.Writer) int {
 	}
 	for _, id := range want {
 		if !slices.ContainsFunc(rows, func(r Row) bool { return r.ID == id }) {
-			return bad("no real row %q with a sink (rows: %s)", id, rowIDs())
+			return bad("-rows: no real row %q with a sink (accepted: %s)", id, rowIDs())
 		}
+	}
+	src, err := os.ReadFile(*sinkPath)
+	if os.IsNotExist(err) {
+		return bad("-sink %s: no such file (a C++ file defining logjam_make_sink(): docs/SINK.md)", *sinkPath)
+	} else if err != nil {
+		return bad("-sink %v", err)
+	}
+	if !strings.Contains(string(src), "logjam_make_sink") {
+		return bad("%s defines no logjam_make_sink() (docs/SINK.md: the sink's factory)", *sinkPath)
 	}
 	var ins []Interpreter
 	for _, in := range Discover() {
@@ -193,43 +210,51 @@ func Command(args []string, w io.Writer) int {
 	if _, err := Compiler(); err != nil {
 		return bad("no C++ compiler (g++ or $CXX)")
 	}
-	// Without -out the run has a folder of its own, as a chaos run has:
-	// reports/runs/<time>-sink-<name>, and reports/latest-sink-<name>
-	// moves to it when the run ends.
+	// The run's reports go where a chaos run's do, under reports/ at the
+	// module root (the checkout logjam runs from, wherever the sink is):
+	// without -out a folder of its own, reports/runs/<time>-sink-<name>,
+	// and reports/latest-sink-<name> moves to it when the run ends.
+	reports := "reports"
+	if root, err := config.Root(); err == nil {
+		reports = filepath.Join(root, "reports")
+	}
 	pointer := ""
 	if *outDir == "" {
 		slug := "sink-" + runfolder.Slug(sinkName(*sinkPath), 40)
-		if *outDir, err = runfolder.New("reports", time.Now(), slug); err != nil {
+		if *outDir, err = runfolder.New(reports, time.Now(), slug); err != nil {
 			fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 			return 1
 		}
 		pointer = "latest-" + slug
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	if abs, err := filepath.Abs(*outDir); err == nil {
+		*outDir = abs // the printed replay lines work from any folder
+	}
+	// Ctrl-C (or SIGTERM) stops the run as it stops logjam chaos: the cell
+	// playing is killed (INTERRUPTED), those never started are NOTRUN rows,
+	// the matrix is printed and written, no pointer moves, exit status 130.
+	// A second one ends the process at once.
+	sigCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	ctx, cancel := context.WithTimeout(sigCtx, 30*time.Minute)
 	defer cancel()
 	user := &UserSink{Path: *sinkPath, Source: src}
+	if abs, err := filepath.Abs(*sinkPath); err == nil {
+		user.Abs = abs
+	}
+	total := cellCount(ins, rows, bufferings, *repeat)
+	fmt.Fprintf(w, "logjam calibrate: sink %s (SHA-256 %.12s): %d cells (%d rows x %s x %s%s), each judged against a correct sink's promise: OK\n",
+		*sinkPath, user.Digest(), total, len(rows), plural(len(bufferings), "buffering"), plural(len(ins), "interpreter"), repeatNote(*repeat))
 	start := time.Now()
-	played := 0
+	played, n := 0, 0
 	var cells []report.Cell
 	var sinkCells []SinkCell
-	header := false
 	_, err = playSink(ctx, user, ins, rows, bufferings, *outDir, *repeat, func(in Interpreter) {
 		played++
-		fmt.Fprintf(w, "logjam calibrate: python %s (%d of %d): compiling %s into the extension (a minute at most), then %d rows x %d bufferings of sys.stderr\n",
-			in.Version, played, len(ins), *sinkPath, len(rows), len(bufferings))
+		fmt.Fprintf(w, "logjam calibrate: python %s (%d of %d): compiling %s into the extension (a minute at most)\n", in.Version, played, len(ins), *sinkPath)
 	}, func(c SinkCell) {
-		if !header {
-			fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", "row", "python", "stderr", "verdict", "evidence")
-			header = true
-		}
-		ev := ""
-		if c.Verdict != verdict.OK {
-			ev = c.Reason
-			if c.Bundle != "" {
-				ev += " [bundle " + c.Bundle + "]"
-			}
-		}
-		fmt.Fprintf(w, "%-4s %-8s %-10s %-9s %s\n", c.Row, c.Python, c.Buffering, c.Verdict, ev)
+		n++
+		fmt.Fprintln(w, progressLine(n, total, c))
 		cells = append(cells, c.Cell)
 		sinkCells = append(sinkCells, c)
 	})
@@ -240,32 +265,171 @@ func Command(args []string, w io.Writer) int {
 		}
 		return bad("%s", ce.Error())
 	}
+	if sigCtx.Err() != nil {
+		stopSignals() // a second Ctrl-C ends the process at once
+		fmt.Fprintf(errOut, "logjam calibrate: interrupted: the cell playing was killed (INTERRUPTED), the ones never started are NOTRUN\n")
+		cells = append(cells, notPlayed(user, ins, rows, bufferings, *repeat, cells)...)
+		summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
+		fmt.Fprintf(w, "logjam calibrate: interrupted; the run's folder is %s (no pointer moved)\n", *outDir)
+		return 130
+	}
 	if err != nil {
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
 	}
+	besideNote := besideBuiltIns(ctx, cells, sinkCells)
+	if sigCtx.Err() != nil {
+		stopSignals()
+		fmt.Fprintf(errOut, "logjam calibrate: interrupted while the built-in policies' columns were played: every cell of your sink ran; the columns are left out\n")
+		summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
+		fmt.Fprintf(w, "logjam calibrate: interrupted; the run's folder is %s (no pointer moved)\n", *outDir)
+		return 130
+	}
 	code := summarize(w, *outDir, sinkName(*sinkPath), cells, time.Since(start))
-	besideBuiltIns(ctx, w, sinkName(*sinkPath), sinkCells)
+	if besideNote != "" {
+		fmt.Fprintln(w, besideNote)
+	}
 	if pointer != "" {
-		runfolder.Publish("reports", *outDir, pointer, code, w)
+		runfolder.Publish(reports, *outDir, pointer, code, w)
 	}
 	return code
 }
 
-// besideBuiltIns prints the sink's cells beside the built-in policies'
-// (PlayBeside). It never changes the run's exit status: a child that does
-// not build or a cell that does not run is one line saying the columns are
-// left out, and why.
-func besideBuiltIns(ctx context.Context, w io.Writer, name string, cells []SinkCell) {
-	if len(cells) == 0 {
-		return
+// pythonFatal is what CPython said as it ended the process, when it did
+// (its first "Fatal Python error: ..." line on fd 2, which is how the
+// debug allocator names a sink that allocates without the GIL), for a
+// CRASH's reason: "; CPython: Fatal Python error: ..."; "" when fd 2 holds
+// none. The child's bytes are shown neutralised and cut.
+func pythonFatal(fd2 []byte) string {
+	i := bytes.Index(fd2, []byte("Fatal Python error: "))
+	if i < 0 {
+		return ""
 	}
-	bs, err := playBuiltIns(ctx, cells)
+	line, _, _ := bytes.Cut(fd2[i:], []byte("\n"))
+	if len(line) > 160 {
+		line = append(line[:160:160], "..."...)
+	}
+	if len(bytes.TrimSpace(line)) <= len("Fatal Python error:") {
+		return "" // the message was cut off by the crash itself
+	}
+	return "; CPython: " + textout.Terminal(string(line))
+}
+
+// sinkCellName is the name of a sink's cell: its row, the sink's file,
+// the buffering and the Python, as the matrix and --focus spell cells.
+func sinkCellName(row string, user *UserSink, buf, python string) string {
+	return fmt.Sprintf("%s sink=%s [stderr=%s py=%s]", row, filepath.Base(user.Path), BufferingName(buf), python)
+}
+
+// notPlayed is a NOTRUN row for each cell of the run (as playSink plays
+// them) that played has none of: an interrupted run's cells never started.
+func notPlayed(user *UserSink, ins []Interpreter, rows []Row, bufferings []string, repeat int, played []report.Cell) []report.Cell {
+	seen := map[string]int{}
+	for _, c := range played {
+		seen[c.Name]++
+	}
+	var out []report.Cell
+	for _, in := range ins {
+		if in.Missing != "" {
+			continue
+		}
+		for _, row := range rows {
+			if row.Variants != nil {
+				continue
+			}
+			for _, buf := range bufferings {
+				if row.ID == "T1" && buf != Buffered {
+					continue
+				}
+				name := sinkCellName(row.ID, user, buf, in.Version)
+				if seen[name] > 0 {
+					continue // played (every repeat of a cell begun is in the matrix)
+				}
+				out = append(out, report.Cell{ID: row.ID, Name: name, Family: "sink",
+					Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
+					Expected: verdict.OK, Observed: verdict.NotRun,
+					Evidence: report.Evidence{Reason: "not run: the run was interrupted before this cell started"},
+					Rerun:    report.SinkRerun(sinkArg(user), row.ID, in.Version, BufferingName(buf)),
+					Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest(), Path: user.Abs}})
+			}
+		}
+	}
+	return out
+}
+
+// cellCount is how many cells playSink plays: every row with a sink under
+// each buffering (T1 under one), on every interpreter found, repeat times.
+func cellCount(ins []Interpreter, rows []Row, bufferings []string, repeat int) int {
+	per := 0
+	for _, row := range rows {
+		if row.Variants != nil {
+			continue
+		}
+		for _, buf := range bufferings {
+			if row.ID != "T1" || buf == Buffered {
+				per++
+			}
+		}
+	}
+	found := 0
+	for _, in := range ins {
+		if in.Missing == "" {
+			found++
+		}
+	}
+	return per * found * max(1, repeat)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func repeatNote(repeat int) string {
+	if repeat > 1 {
+		return fmt.Sprintf(", each played %d times", repeat)
+	}
+	return ""
+}
+
+// progressLine is a cell as it ends: its count, row, Python, buffering and
+// verdict, and for a verdict other than OK its reason cut to one short
+// line (the whole reason, the bundle and the commands are in the summary
+// at the end).
+func progressLine(n, total int, c SinkCell) string {
+	reason := ""
+	if c.Verdict != verdict.OK {
+		reason = strings.Join(strings.Fields(c.Reason), " ")
+		if len(reason) > 100 {
+			reason = reason[:100] + "..."
+		}
+	}
+	width := len(fmt.Sprint(total))
+	return strings.TrimRight(fmt.Sprintf("[%*d/%d] %-4s %-8s %-10s %-9s %s", width, n, total, c.Row, c.Python, c.Buffering, c.Verdict, reason), " ")
+}
+
+// besideBuiltIns sets each cell's built-in columns (Cell.Beside: the
+// model's cells, PlayBeside). It never changes the run's exit status: a
+// child that does not build or a cell that does not run leaves the columns
+// out, and the line it returns says why ("" when they are in).
+func besideBuiltIns(ctx context.Context, cells []report.Cell, played []SinkCell) string {
+	if len(played) == 0 {
+		return ""
+	}
+	bs, err := playBuiltIns(ctx, played)
 	if err != nil {
-		fmt.Fprintf(w, "logjam calibrate: the built-in policies' columns are left out: %v\n", err)
-		return
+		return fmt.Sprintf("logjam calibrate: the built-in policies' columns are left out: %v", err)
 	}
-	WriteBeside(w, name, bs)
+	for i := range cells {
+		for _, b := range bs {
+			if b.Row == cells[i].ID && b.Python == cells[i].Python && b.Buffering == BufferingName(cells[i].Buffering) {
+				cells[i].Beside = b.BuiltIn
+			}
+		}
+	}
+	return ""
 }
 
 // playBuiltIns builds the simulated child from this checkout and plays
@@ -287,10 +451,14 @@ func playBuiltIns(ctx context.Context, cells []SinkCell) ([]Beside, error) {
 }
 
 // summarize writes the sink's matrix (matrix.json, junit.xml, matrix.html,
-// matrix.md, as a chaos run's) and prints its tally, the rows whose
-// verdict differs by interpreter or buffering, and where everything is.
+// matrix.md, as a chaos run's) and prints it as a chaos run does: the grid
+// (the sink's column, then the built-in policies' beside it), the counts,
+// the legend and each cell not OK summed up once (report.RenderStyledText);
+// then the rows whose verdict differs by interpreter or buffering, the
+// cells whose plays differ (FLAKY), the built-in policy the sink behaves
+// most like, and where the reports are.
 func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Duration) int {
-	run := report.Run{ID: "sink-" + name, Profile: "real", Mode: "real", Shards: []string{"all"}, Started: time.Now().Add(-took), Seconds: took.Seconds()}
+	run := report.Run{ID: "sink-" + name, Profile: "real", Mode: "real", Shards: []string{"all"}, Go: runtime.Version(), Started: time.Now().Add(-took), Seconds: took.Seconds()}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
@@ -299,26 +467,27 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		fmt.Fprintf(w, "logjam calibrate: %v\n", err)
 		return 1
 	}
+	fmt.Fprintf(w, "\nyour sink's cells (real CPython) beside the built-in policies' (the model's cells, played now):")
+	notOK := report.RenderStyledText(w, report.Collapse(report.Group(cells)), colour(w))
 	byRow := map[string]map[verdict.Verdict][]string{}
 	var order []string
-	notOK := 0
-	tally := map[verdict.Verdict]int{}
+	var played []report.Cell // an interrupted run's INTERRUPTED and NOTRUN cells tell nothing of the sink
 	for _, c := range cells {
-		tally[c.Observed]++
-		if c.Observed != verdict.OK {
-			notOK++
+		if c.Observed != verdict.Interrupted && c.Observed != verdict.NotRun {
+			played = append(played, c)
 		}
+	}
+	for _, c := range played {
 		if byRow[c.ID] == nil {
 			byRow[c.ID] = map[verdict.Verdict][]string{}
 			order = append(order, c.ID)
 		}
-		byRow[c.ID][c.Observed] = append(byRow[c.ID][c.Observed], c.Python+" "+BufferingName(c.Buffering))
+		at := c.Python + " " + BufferingName(c.Buffering)
+		if !slices.Contains(byRow[c.ID][c.Observed], at) {
+			byRow[c.ID][c.Observed] = append(byRow[c.ID][c.Observed], at)
+		}
 	}
-	var counts []string
-	for _, v := range slices.Sorted(maps.Keys(tally)) {
-		counts = append(counts, fmt.Sprintf("%s %d", v, tally[v]))
-	}
-	fmt.Fprintf(w, "\n%d cells of sink %s, %d not OK (%s), %.0f s\n", len(cells), name, notOK, strings.Join(counts, ", "), took.Seconds())
+	fmt.Fprintln(w)
 	for _, id := range order {
 		if len(byRow[id]) < 2 {
 			continue
@@ -327,11 +496,11 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		for _, v := range slices.Sorted(maps.Keys(byRow[id])) {
 			parts = append(parts, fmt.Sprintf("%s on %s", v, strings.Join(byRow[id][v], ", ")))
 		}
-		fmt.Fprintf(w, "  %s differs by interpreter or buffering: %s (replay a bundle to tell a real difference from a flaky one)\n", id, strings.Join(parts, "; "))
+		fmt.Fprintf(w, "%s differs by interpreter or buffering: %s (-repeat N, or logjam replay -n N of a bundle, tells a real difference from a flaky one)\n", id, strings.Join(parts, "; "))
 	}
 	plays := map[string]map[verdict.Verdict]int{}
 	var names []string
-	for _, c := range cells {
+	for _, c := range played {
 		if plays[c.Name] == nil {
 			plays[c.Name] = map[verdict.Verdict]int{}
 			names = append(names, c.Name)
@@ -346,15 +515,28 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		for _, v := range slices.Sorted(maps.Keys(plays[n])) {
 			parts = append(parts, fmt.Sprintf("%s %d", v, plays[n][v]))
 		}
-		fmt.Fprintf(w, "  FLAKY %s: %s of its plays\n", n, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "FLAKY %s: %s of its plays\n", n, strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "matrix: %s (%s, %s, %s); evidence bundles under %s\n", filepath.Join(out, report.MatrixFile),
-		report.JUnitFile, report.HTMLFile, report.MarkdownFile, filepath.Join(out, report.EvidenceDir))
+	if l := closestLine(name, cells); l != "" {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintf(w, "logjam calibrate: %.0f s; reports in %s (%s, %s, %s, %s; evidence bundles under %s)\n", took.Seconds(), out,
+		report.MatrixFile, report.JUnitFile, report.HTMLFile, report.MarkdownFile, report.EvidenceDir)
 	if notOK > 0 {
 		return 1
 	}
 	return 0
 }
+
+// colour: styled text only on a terminal, and never with NO_COLOR set.
+func colour(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
+}
+
+// errOut is where bad input is said (one line, exit status 2), as every
+// logjam command says it: stderr. Tests read it.
+var errOut io.Writer = os.Stderr
 
 // sinkName is the sink file's name without its extension: its column in
 // the matrix and the name of its run folder.
@@ -377,4 +559,13 @@ func rowIDs() string {
 		}
 	}
 	return strings.Join(ids, " ")
+}
+
+// sinkArg is how a cell's recorded rerun names the sink: its absolute
+// path when known, else its base name.
+func sinkArg(u *UserSink) string {
+	if u.Abs != "" {
+		return u.Abs
+	}
+	return filepath.Base(u.Path)
 }

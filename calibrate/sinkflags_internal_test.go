@@ -16,6 +16,7 @@ func TestTheOldBufferingFlagIsReadButNotShown(t *testing.T) {
 	}
 	for _, flag := range []string{"-buffering", "-profiles"} {
 		var out bytes.Buffer
+		setErrOut(t, &out)
 		if code := Command([]string{"-sink", sink, flag, "nosuch"}, &out); code != 2 || !strings.Contains(out.String(), `-buffering: unknown "nosuch"`) {
 			t.Errorf("%s nosuch: exit %d, %q", flag, code, out.String())
 		}

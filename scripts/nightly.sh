@@ -4,8 +4,11 @@
 #
 #   scripts/nightly.sh shard K/N        one shard of the matrix  -> reports/shards/shard-K
 #   scripts/nightly.sh random BLOCK     one block of random runs -> reports/random/block-BLOCK
-#   scripts/nightly.sh merge DIR...     every shard's reports    -> reports/merged (refused, exit 2,
-#                                       unless every K/N of one run is there exactly once)
+#   scripts/nightly.sh merge DIR... [-- REAL_DIR...]
+#                                       every shard's reports    -> reports/merged (refused, exit 2,
+#                                       unless every K/N of one run is there exactly once), with the
+#                                       real columns' cells (each REAL_DIR a calibrate job's report;
+#                                       one without its calibration.json is left out, and said so)
 #   scripts/nightly.sh calibrate NAME   the real column on the python3 found here -> reports/calibration/NAME
 #   scripts/nightly.sh local [N]        N shards one after another, merged, then checked
 #                                       against one unsharded run (same cells, same verdicts)
@@ -24,7 +27,7 @@ export LOGJAM_SEED="${LOGJAM_SEED:-$(( $(date +%s) % 1000000 ))}"
 export LOGJAM_RUN_ID="${LOGJAM_RUN_ID:-$LOGJAM_PROFILE-$LOGJAM_SEED-$(date +%s)}"
 RANDOM_RUNS="${RANDOM_RUNS:-1000}"
 
-usage() { echo "usage: scripts/nightly.sh shard K/N | random BLOCK | merge DIR... | calibrate NAME | local [N] | render DIR" >&2; exit 2; }
+usage() { echo "usage: scripts/nightly.sh shard K/N | random BLOCK | merge DIR... [-- REAL_DIR...] | calibrate NAME | local [N] | render DIR" >&2; exit 2; }
 
 bin_dir="$(mktemp -d)"
 trap 'rm -rf "$bin_dir"' EXIT
@@ -73,8 +76,18 @@ case "${1:-}" in
     ;;
   merge)
     shift
-    [ $# -ge 1 ] || usage
-    logjam report merge -out reports/merged "$@"
+    shards=() reals=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do shards+=("$1"); shift; done
+    [ $# -gt 0 ] && shift # the --
+    for d in "$@"; do
+      if [ -f "$d/calibration.json" ]; then
+        reals+=(-real "$d")
+      else
+        echo "nightly: $d holds no calibration.json (its job broke before writing one): left out of the merged matrix" >&2
+      fi
+    done
+    [ "${#shards[@]}" -ge 1 ] || usage
+    logjam report merge -out reports/merged "${reals[@]}" "${shards[@]}"
     ;;
   render)
     # The job summary shows each random block's matrix.md: the one the block

@@ -17,7 +17,8 @@ type crash struct {
 	armed   atomic.Bool // set once by ArmCrash: every line of every run asks, and an unarmed run takes no lock
 	mu      sync.Mutex
 	t       *Thread
-	line    int // the t's line, counted from the arming, whose handling the signal interrupts
+	name    string // or the thread of this name (ArmCrashOn), made later
+	line    int    // the t's line, counted from the arming, whose handling the signal interrupts
 	seen    int
 	fired   bool
 	handler func(t *Thread)
@@ -29,9 +30,21 @@ type crash struct {
 func (rt *Runtime) ArmCrash(t *Thread, line int, handler func(t *Thread)) {
 	rt.crash.mu.Lock()
 	defer rt.crash.mu.Unlock()
-	rt.crash.t, rt.crash.line, rt.crash.seen, rt.crash.fired, rt.crash.handler = t, line, 0, false, handler
+	rt.crash.t, rt.crash.name, rt.crash.line, rt.crash.seen, rt.crash.fired, rt.crash.handler = t, "", line, 0, false, handler
 	rt.crash.armed.Store(true)
 }
+
+// ArmCrashOn is ArmCrash for the thread named name, which may not be made
+// yet (a native worker of a call's pool): the line-th line it logs.
+func (rt *Runtime) ArmCrashOn(name string, line int, handler func(t *Thread)) {
+	rt.crash.mu.Lock()
+	defer rt.crash.mu.Unlock()
+	rt.crash.t, rt.crash.name, rt.crash.line, rt.crash.seen, rt.crash.fired, rt.crash.handler = nil, name, line, 0, false, handler
+	rt.crash.armed.Store(true)
+}
+
+// on: t is the thread the crash is armed for.
+func (c *crash) on(t *Thread) bool { return c.t == t || c.t == nil && c.name == t.Name }
 
 // logged counts a line of t toward the armed crash.
 func (c *crash) logged(t *Thread) {
@@ -40,7 +53,7 @@ func (c *crash) logged(t *Thread) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.t == t && !c.fired {
+	if c.on(t) && !c.fired {
 		c.seen++
 	}
 }
@@ -54,7 +67,7 @@ func (rt *Runtime) CrashPoint(t *Thread) {
 		return
 	}
 	c.mu.Lock()
-	fire := c.t == t && !c.fired && c.seen == c.line
+	fire := c.on(t) && !c.fired && c.seen == c.line
 	if fire {
 		c.fired = true
 	}

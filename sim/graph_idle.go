@@ -239,3 +239,19 @@ func (rt *Runtime) othersWritingLocked(self *Thread) bool {
 	}
 	return rt.G.inFlightUnwaitingLocked(self)
 }
+
+// WaitUntilOthersSettled blocks t, shown waiting at a barrier (what),
+// until every other thread of the model waits for what only the process
+// can give or has ended (Thread.SettledLocked): what t does next (a crash
+// handler's Fatal line) meets the model's state, never the pace of a write
+// another thread has under way to a pipe the parent drains.
+func (g *Graph) WaitUntilOthersSettled(t *Thread, what string) {
+	g.WaitUntilAs(t, what, func() bool {
+		for _, o := range g.threads {
+			if o != t && !o.SettledLocked() {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -16,8 +16,8 @@ import (
 // main thread begins after taking the KeyboardInterrupt is not ended by
 // that same signal, however late the bridge's goroutine ran. The planted
 // 50 ms in the wake-up is the window a loaded machine opens (random search:
-// merged, nightly seed 380778263: the fallback's blocked write ended by
-// EINTR or not, LOST or DOUBLEINT).
+// merged, the fallback's blocked write ended by EINTR or not, LOST or
+// DOUBLEINT).
 func TestAWriteBegunAfterASIGINTIsNotEndedByIt(t *testing.T) {
 	r := fullPipeOnFD2(t)
 	queued, err := pipes.Queued(int(r.Fd()))

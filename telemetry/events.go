@@ -1,5 +1,8 @@
 package telemetry
 
+// Over 400 lines on purpose: every event the child writes, one type after
+// another, so that the telemetry's wire format reads in one place.
+
 import "strings"
 
 // Meta is where and when an event sat in its run; the decoder fills it, the

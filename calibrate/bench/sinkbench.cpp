@@ -7,6 +7,10 @@
 //   run(mode, n, lines_per_call) -> (wall ns, writer-thread CPU ns) per line
 //   mode 0: raw fwrite; 1: logjam (enter, log, leave around each call)
 //   drain(fd): a native thread reading fd to EOF (a drained pipe, a pty's master)
+//
+// Built as module sinkbench, and with -DSINKBENCH_MODULE=sinkbench_base
+// against another commit's header (calbench -base): each module has its
+// own copy of the header and its state.
 #include "logjam/logjam.hpp"
 
 #include <chrono>
@@ -68,12 +72,20 @@ PyMethodDef methods[] = {
     {"drain", drain, METH_VARARGS, "drain(fd): read fd to EOF in a native thread"},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "sinkbench", "logjam.hpp's per-line cost", -1, methods,
+#ifndef SINKBENCH_MODULE
+#define SINKBENCH_MODULE sinkbench
+#endif
+#define SINKBENCH_STR2(x) #x
+#define SINKBENCH_STR(x) SINKBENCH_STR2(x)
+#define SINKBENCH_CAT2(a, b) a##b
+#define SINKBENCH_CAT(a, b) SINKBENCH_CAT2(a, b)
+
+PyModuleDef moddef = {PyModuleDef_HEAD_INIT, SINKBENCH_STR(SINKBENCH_MODULE), "logjam.hpp's per-line cost", -1, methods,
                       nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace
 
-PyMODINIT_FUNC PyInit_sinkbench(void) {
+PyMODINIT_FUNC SINKBENCH_CAT(PyInit_, SINKBENCH_MODULE)(void) {
   logjam::install(new logjam::Logjam());
   return PyModule_Create(&moddef);
 }

@@ -70,8 +70,15 @@ var badInputs = []badInput{
 	{"no command", "logjam", nil, nil, "", "usage: logjam chaos"},
 	{"unknown command", "logjam", []string{"run"}, nil, "", `unknown command "run" (accepted: chaos, report, replay, list, calibrate, doctor, test, ginkgo, simrt, version, -h)`},
 	{"version with an argument", "logjam", []string{"version", "-x"}, nil, "", "version takes no arguments (1 given)"},
+	{"doctor with an argument", "logjam", []string{"doctor", "x"}, nil, "", `doctor: unexpected argument "x" (usage: logjam doctor)`},
 	{"stray word before flags", "logjam", []string{"chaos", "extra", "-focus", "X"}, nil, "", `no family "extra"`},
-	{"no such family after flags", "logjam", []string{"chaos", "-focus", "X", "extra"}, nil, "", `no family "extra"`},
+	{"no such family after flags", "logjam", []string{"chaos", "-focus", "X", "extra"}, nil, "", `no family "extra" (accepted: x)`},
+	{"a flag after a family, its value missing", "logjam", []string{"chaos", "deadlock", "-focus"}, nil, "", "flag needs an argument: -focus"},
+	{"list: no such family after a flag", "logjam", []string{"list", "-focus", "X", "extra"}, nil, "", `list: no family "extra" (accepted: x)`},
+	{"calibrate: no sink", "logjam", []string{"calibrate"}, nil, "", "usage: logjam calibrate -sink FILE.cpp"},
+	{"calibrate: no such sink file", "logjam", []string{"calibrate", "-sink", "nosuch.cpp"}, nil, "", "-sink nosuch.cpp: no such file (a C++ file defining logjam_make_sink(): docs/SINK.md)"},
+	{"calibrate: repeat zero", "logjam", []string{"calibrate", "-sink", "x.cpp", "-repeat", "0"}, nil, "", "-repeat 0 (accepted: 1 to 100)"},
+	{"calibrate: unknown buffering", "logjam", []string{"calibrate", "-sink", "x.cpp", "-buffering", "raw"}, nil, "", `-buffering: unknown "raw" (accepted: buffered, unbuffered)`},
 	{"unknown flag", "logjam", []string{"chaos", "-colour"}, nil, "", "flag provided but not defined: -colour"},
 	{"focus not a regexp", "logjam", []string{"chaos", "-focus", "D1 ["}, nil, "", "not a regular expression"},
 	{"label filter not a filter", "logjam", []string{"chaos", "-label-filter", "(("}, nil, "", "is not a Ginkgo label filter: Syntax Error Parsing Label Filter"},
@@ -98,7 +105,9 @@ var badInputs = []badInput{
 	{"replay: zero runs", "logjam", []string{"replay", "-n", "0", "suites"}, nil, "", "-n of at least 1"},
 	{"random: runs not a number", "logjam", []string{"chaos", "-random", "x"}, nil, "", `invalid value "x" for flag -random`},
 	{"random: seed not a number", "logjam", []string{"chaos", "-random", "5", "-seed", "x"}, nil, "", `invalid value "x" for flag -seed`},
-	{"random: unknown policy", "logjam", []string{"chaos", "-random", "5", "-policy", "nope"}, nil, "", `policy "nope" is not a policy or variant`},
+	{"random: unknown policy", "logjam", []string{"chaos", "-random", "5", "-policy", "nope"}, nil, "", `policy "nope" is neither a sink policy nor a lazy-init variant (accepted: pystderr`},
+	{"random: a policy of the other kind", "logjam", []string{"chaos", "-random", "5", "-kind", "sink", "-policy", "old"}, nil, "", `policy "old" is not a sink policy (accepted with -kind sink: pystderr, fd2`},
+	{"random: a replay that is no schedule", "logjam", []string{"chaos", "-replay", "zzz"}, nil, "", "(accepted: a schedule as logjam chaos -random prints it: its JSON, or the base64 of its JSON)"},
 	{"random: unknown kind", "logjam", []string{"chaos", "-random", "5", "-kind", "nope"}, nil, "", `kind "nope" (accepted: sink, lazyinit)`},
 	{"random: unknown kind, its old flag", "logjam", []string{"chaos", "-random", "5", "-family", "nope"}, nil, "", `kind "nope" (accepted: sink, lazyinit)`},
 	{"random: stray word", "logjam", []string{"chaos", "-random", "5", "extra"}, nil, "", `unexpected argument "extra"`},
@@ -316,10 +325,13 @@ func TestGoodInputStartsWhatBadInputMayNot(t *testing.T) {
 		}
 	}
 	// Each subcommand's own -h: its usage on stdout, exit 0.
-	for _, args := range [][]string{{"chaos", "-h"}, {"calibrate", "-h"}, {"replay", "-h"}, {"report", "-h"}, {"report", "merge", "-h"}, {"report", "diff", "-h"}, {"list", "-h"}, {"doctor", "-h"}, {"test", "-h"}} {
+	for _, args := range [][]string{{"chaos", "-h"}, {"calibrate", "-h"}, {"replay", "-h"}, {"report", "-h"}, {"report", "merge", "-h"}, {"report", "diff", "-h"}, {"list", "-h"}, {"doctor", "-h"}, {"test", "-h"}, {"version", "-h"}} {
 		stdout, stderr, code, _ := badInput{prog: "logjam", args: args}.run(t)
 		if code != 0 || !strings.HasPrefix(stdout, "usage: logjam "+args[0]) || stderr != "" {
 			t.Errorf("logjam %v: exit %d, stdout %q, stderr %q; want its usage on stdout, exit 0", args, code, stdout, stderr)
+		}
+		if args[0] == "report" && !strings.Contains(stdout, "logjam report diff A B      the cells whose") {
+			t.Errorf("logjam report -h does not describe its subcommands:\n%s", stdout)
 		}
 		// chaos -h describes every flag chaos takes, random search's too.
 		for _, want := range []string{"-rerun-failed", "-keep-bundles", "-random", "-shrink-runs", "-replay"} {

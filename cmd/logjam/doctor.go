@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 
@@ -16,10 +17,10 @@ import (
 func doctor(args []string, w io.Writer) int {
 	if len(args) > 0 {
 		if isHelp(args[0]) {
-			fmt.Fprintln(w, doctorUsage)
+			fmt.Fprintf(w, "%s\n  which optional tools (g++, pybind11, chromium) and interpreters the suite can use here; no flags\n", doctorUsage)
 			return 0
 		}
-		fmt.Fprintf(w, "logjam doctor: unexpected argument %q (%s)\n", args[0], doctorUsage)
+		fmt.Fprintf(os.Stderr, "logjam doctor: unexpected argument %q (%s)\n", args[0], doctorUsage)
 		return 2
 	}
 	mark := func(ok bool) string {

@@ -22,10 +22,17 @@ import (
 
 	"logjam/calibrate"
 	"logjam/harness/runner"
+	"logjam/internal/config"
 	"logjam/random/search"
 )
 
-func main() { os.Exit(logjam(os.Args[1:], os.Stdout)) }
+func main() {
+	// The ./logjam script names its checkout, for a run from another
+	// folder (config.Checkout); no child inherits the word.
+	config.Checkout = os.Getenv(config.CheckoutEnv)
+	os.Unsetenv(config.CheckoutEnv)
+	os.Exit(logjam(os.Args[1:], os.Stdout))
+}
 
 // logjam sends `chaos -random`/`chaos -replay` to random search, `calibrate
 // -sink` to the calibration (a user's sink on real CPython) and every other
@@ -87,7 +94,7 @@ func usage(w io.Writer) {
 }
 
 const (
-	calibrateUsage = "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-out DIR]"
+	calibrateUsage = "usage: logjam calibrate -sink FILE.cpp [-py V,...] [-rows R,...] [-buffering buffered,unbuffered] [-repeat N] [-out DIR]"
 	doctorUsage    = "usage: logjam doctor"
 	versionUsage   = "usage: logjam version"
 )

@@ -103,12 +103,36 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 		g.Expect(strings.Split(strings.TrimSpace(stderr.String()), "\n")).To(HaveLen(1), "%v: stderr: %q", args, stderr.String())
 		g.Expect(stderr.String()).To(Or(ContainSubstring(`-focus "ZZZ9 no such cell" selects no spec in any family`), ContainSubstring(`-label-filter "zzz9-no-such-label" selects no spec in any family`)))
 		g.Expect(stdout.String()).NotTo(ContainSubstring("0 cells"), "%v: an unselected family printed its line", args)
+		g.Expect(stdout.String()).NotTo(ContainSubstring("running the"), "%v: the families ran before the empty selection was seen", args)
 	}
 	runs, _ := filepath.Glob(filepath.Join(root, "reports", "runs", "*"))
 	g.Expect(runs).To(BeEmpty(), "the empty run left its folder")
 	_, err := os.Lstat(filepath.Join(root, "reports", "latest-focus"))
 	g.Expect(os.IsNotExist(err)).To(BeTrue(), "latest-focus moved to an empty run")
 	g.Expect(own).To(BeADirectory(), "the user's own -out folder was removed")
+}
+
+// A focus runs only the families it selects something in (read from the
+// built suites before any runs), and flags may follow the families, as
+// logjam list takes them.
+func TestAFocusRunsOnlyTheFamiliesItSelectsIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles and runs the suites")
+	}
+	g := NewWithT(t)
+	root, err := filepath.Abs("../..")
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, args := range [][]string{
+		{"chaos", "-out", t.TempDir(), "-focus", `D1 .*policy=logjam`},
+		{"chaos", "deadlock", "fatal", "-out", t.TempDir(), "-focus", `D1 .*policy=logjam`},
+	} {
+		cmd := exec.Command(logjamBin, args...)
+		cmd.Dir = root
+		b, err := cmd.CombinedOutput()
+		g.Expect(err).NotTo(HaveOccurred(), "%v:\n%s", args, b)
+		g.Expect(string(b)).To(ContainSubstring("running the 1 families at once"), "%v", args)
+		g.Expect(string(b)).To(ContainSubstring("1 cells, 1 as expected, 0 not"), "%v", args)
+	}
 }
 
 // TestKeepBundlesMakesAnExpectedHangReplayable: a cell as expected leaves
@@ -139,4 +163,24 @@ func TestKeepBundlesMakesAnExpectedHangReplayable(t *testing.T) {
 	b, err := cmd.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), "%s", b)
 	g.Expect(string(b)).To(ContainSubstring("observed HANG, recorded HANG (expected HANG): the same"))
+}
+
+// ./logjam run from another folder (a binding's own repository, where
+// the user keeps their sink) works on the checkout the script names
+// (LOGJAM_CHECKOUT); without it, the folder's missing ginkgo.yml is said.
+func TestLogjamFromAnotherFolderWorksOnItsCheckout(t *testing.T) {
+	g := NewWithT(t)
+	root, err := filepath.Abs("../..")
+	g.Expect(err).NotTo(HaveOccurred())
+	elsewhere := t.TempDir()
+	run := func(env ...string) string {
+		cmd := exec.Command(logjamBin, "chaos", "-profile", "nosuch")
+		cmd.Dir = elsewhere
+		cmd.Env = append(os.Environ(), env...)
+		b, _ := cmd.CombinedOutput()
+		return string(b)
+	}
+	g.Expect(run()).To(ContainSubstring("no ginkgo.yml in " + elsewhere))
+	g.Expect(run("LOGJAM_CHECKOUT=" + root)).To(ContainSubstring(filepath.Join(root, "ginkgo.yml") + ` has no profile "nosuch" (profiles: focus, local, nightly)`))
+	g.Expect(run("LOGJAM_CHECKOUT=relative/path")).To(ContainSubstring("no ginkgo.yml in " + elsewhere))
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"logjam/internal/config"
 )
 
 // version prints what this logjam is: the module and its version, the
@@ -15,6 +17,10 @@ import (
 // the Go toolchain. `go tool logjam` builds without VCS stamping, so the
 // commit is then the module checkout's, read from git, and said to be.
 func version(args []string, w io.Writer) int {
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintf(w, "%s\n  the module and its version, the commit this logjam was built from, the Go toolchain; three lines\n", versionUsage)
+		return 0
+	}
 	if len(args) > 0 {
 		fmt.Fprintf(os.Stderr, "logjam: version takes no arguments (%d given)\n", len(args))
 		return 2
@@ -39,16 +45,23 @@ func version(args []string, w io.Writer) int {
 	case dirty:
 		commit += "+dirty"
 	}
-	fmt.Fprintf(w, "logjam %s %s\ncommit %s\n%s\n", bi.Main.Path, bi.Main.Version, commit, bi.GoVersion)
+	fmt.Fprintf(w, "logjam: module %s %s\ncommit %s\n%s\n", bi.Main.Path, bi.Main.Version, commit, bi.GoVersion)
 	return 0
 }
 
 // checkoutCommit is the HEAD of the checkout that holds the module the go
-// command resolves here (with "+dirty" for uncommitted changes), or says
+// command resolves here, or the checkout whose ./logjam ran (config.Checkout)
+// when that is none (with "+dirty" for uncommitted changes), or says
 // why there is none.
 func checkoutCommit() string {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	dir := filepath.Dir(strings.TrimSpace(string(gomod)))
+	if strings.TrimSpace(string(gomod)) == os.DevNull {
+		dir = "." // no module here: the go command names /dev/null
+	}
+	if (err != nil || dir == ".") && config.Checkout != "" {
+		dir, err = config.Checkout, nil // ./logjam run from another folder: its own checkout
+	}
 	if err != nil || dir == "." {
 		return "unknown (no module here)"
 	}

@@ -16,10 +16,14 @@ func TestVersionNamesTheModuleTheCommitAndGo(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "logjam logjam ") || !strings.HasPrefix(lines[1], "commit ") || lines[2] != runtime.Version() {
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "logjam: module logjam ") || !strings.HasPrefix(lines[1], "commit ") || lines[2] != runtime.Version() {
 		t.Fatalf("logjam version printed %q; want the module, the commit and %s on three lines", out.String(), runtime.Version())
 	}
 	if c := strings.TrimPrefix(lines[1], "commit "); !strings.HasPrefix(c, "unknown") && len(strings.Fields(c)[0]) < 40 {
 		t.Errorf("commit %q is neither a full hash nor says why there is none", c)
+	}
+	out.Reset()
+	if code := version([]string{"-h"}, &out); code != 0 || !strings.HasPrefix(out.String(), versionUsage) {
+		t.Errorf("logjam version -h: exit %d, %q; want its usage and 0", code, out.String())
 	}
 }

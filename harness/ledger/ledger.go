@@ -1,5 +1,8 @@
 package ledger
 
+// Over 400 lines on purpose: Judge and each verdict's check, in the order
+// of precedence they are tried, are one reading of what a run did.
+
 import (
 	"bytes"
 	"fmt"

@@ -40,6 +40,11 @@ type Cell struct {
 	// with: its file's base name and the SHA-256 of its source, which a
 	// replay checks the user's file against before it builds it.
 	Sink *SinkSource `json:"sink,omitempty"`
+	// Beside is, for a cell of logjam calibrate -sink, each built-in
+	// policy's verdict on the same row, Python and buffering: the model's
+	// cell, played at the end of the run, for comparison. It is no cell of
+	// the run: never counted, never judged.
+	Beside map[string]verdict.Verdict `json:"beside,omitempty"`
 	// Failure is the message of a check of the cell's spec that failed
 	// besides the verdict (the row's own assertion: line order, the
 	// cycle's names; a setup or cleanup of the spec): "" when every check
@@ -204,8 +209,11 @@ func columnRank(col string) int {
 }
 
 // SinkSource names the source of a user's sink: the file's base name and
-// the hex SHA-256 of its bytes.
+// the hex SHA-256 of its bytes, and the absolute path it was read from
+// (what the printed replay and rerun commands name, once it validates:
+// SinkPath).
 type SinkSource struct {
 	File   string `json:"file"`
 	SHA256 string `json:"sha256"`
+	Path   string `json:"path,omitempty"`
 }

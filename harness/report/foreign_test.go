@@ -208,7 +208,7 @@ func FuzzMergeShardMatrix(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dirs[1], MatrixFile), matrix, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		merged, got, err := Merge(filepath.Join(t.TempDir(), "m"), dirs)
+		merged, got, err := Merge(filepath.Join(t.TempDir(), "m"), dirs, nil)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("a refusal of two lines: %q", err)

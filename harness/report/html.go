@@ -27,6 +27,9 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 		// Check is the first line of the failed check of a run whose
 		// verdict matched (or of a spec outside any cell).
 		Check string
+		// Beside is a built-in policy's verdict beside a sink's cell (no
+		// cell: the rest is empty).
+		Beside verdict.Verdict
 	}
 	type rowView struct {
 		Label string
@@ -46,6 +49,10 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 			rv := rowView{Label: label}
 			for _, col := range g.Cols {
 				r, ok := g.At[[2]string{label, col}]
+				if v, beside := g.Beside[[2]string{label, col}]; !ok && beside {
+					rv.Cells = append(rv.Cells, &cellView{Beside: v, Class: "v-" + strings.ToLower(string(v))})
+					continue
+				}
 				if !ok {
 					rv.Cells = append(rv.Cells, nil)
 					continue
@@ -62,7 +69,7 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 					}
 				}
 				cv.Tip = fmt.Sprintf("%s\nexpected %s, observed %s", r.Name, r.Expected, r.Observations())
-				if rt := r.RealText(); rt != "" {
+				if rt := r.RealText(); rt != "" && r.Family != "sink" {
 					cv.Tip += "\n" + rt
 				}
 				if cv.Cycle != "" {
@@ -80,9 +87,15 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 		}
 		views = append(views, fv)
 	}
+	all := cellsOf(fams)
+	title := "logjam chaos matrix"
+	if sink := sinkOf(all); sink != nil {
+		title = "logjam calibrate -sink " + sink.File + ": your sink on real CPython " + strings.Join(pythonsOf(all), ", ") + ", beside the built-in policies"
+	}
 	var buf bytes.Buffer
 	err := page.Execute(&buf, map[string]any{
-		"Run": run, "Families": views, "Tally": Count(fams), "Failing": failing, "Verdicts": verdictColours, "Legend": Legend,
+		"Run": run, "Families": views, "Tally": Count(fams), "Failing": failing, "Verdicts": verdictColours, "Legend": LegendOf(all),
+		"Title": title, "Sink": sinkOf(all) != nil,
 	})
 	return buf.Bytes(), err
 }
@@ -129,6 +142,7 @@ var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
 	"lower":  strings.ToLower,
 	"anchor": func(s string) string { return "cell-" + unsafeID.ReplaceAllString(s, "_") },
 	"css":    func(s string) template.CSS { return template.CSS(s) },
+	"replay": SinkReplay,
 	"rerun": func(c Cell) string {
 		if cmd := RerunOf(c); cmd != "" || c.Rerun == "" {
 			return cmd
@@ -139,7 +153,7 @@ var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>logjam matrix: {{.Run.Profile}}, {{.Tally.Cells}} cells, {{.Tally.Not}} not as expected</title>
+<title>{{.Title}}: {{.Tally.Cells}} cells, {{.Tally.Not}} not as expected</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; }
@@ -148,6 +162,7 @@ thead th { background: #eee; }
 td.cell { min-width: 7em; }
 td.unexpected { outline: 3px solid #c00; outline-offset: -3px; font-weight: bold; }
 td.none { background: #fafafa; color: #aaa; }
+td.beside { color: #444; font-style: italic; }
 .exp { color: #555; font-weight: normal; }
 dl.meta { display: grid; grid-template-columns: max-content auto; gap: 0 1em; }
 dl.meta dt { font-weight: bold; }
@@ -158,12 +173,13 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 {{end}}</style>
 </head>
 <body data-cells="{{.Tally.Cells}}">
-<h1>logjam chaos matrix</h1>
+<h1>{{.Title}}</h1>
 <dl class="meta">
-<dt>profile</dt><dd>{{.Run.Profile}} ({{.Run.Mode}} mode, deadline {{.Run.Deadline}}, {{.Run.Repeat}} repeat(s))</dd>
+{{if .Sink}}<dt>interpreters</dt><dd>real CPython; each cell's row names its Python</dd>
+{{else}}<dt>profile</dt><dd>{{.Run.Profile}} ({{.Run.Mode}} mode, deadline {{.Run.Deadline}}, {{.Run.Repeat}} repeat(s))</dd>
 <dt>seed</dt><dd>{{.Run.Seed}}</dd>
 {{if .Run.Focus}}<dt>focus</dt><dd>{{.Run.Focus}}</dd>{{end}}
-<dt>shards</dt><dd>{{range $i, $s := .Run.Shards}}{{if $i}}, {{end}}{{$s}}{{end}}</dd>
+<dt>shards</dt><dd>{{range $i, $s := .Run.Shards}}{{if $i}}, {{end}}{{$s}}{{end}}</dd>{{end}}
 <dt>versions</dt><dd>{{.Run.Go}}, ginkgo {{.Run.Ginkgo}}{{if .Run.Commit}}, logjam {{.Run.Commit}}{{end}}</dd>
 <dt>started</dt><dd>{{.Run.Started.UTC.Format "2006-01-02 15:04:05 MST"}}, {{printf "%.1f" .Run.Seconds}} s wall</dd>
 <dt>cells</dt><dd id="tally">{{.Tally.Cells}} cells ({{.Tally.Runs}} runs): {{.Tally.AsExpected}} as expected, {{.Tally.Not}} not, {{.Tally.Flaky}} flaky</dd>
@@ -183,14 +199,14 @@ details pre, pre.cmd { white-space: pre-wrap; max-width: 60em; font-size: 12px; 
 <table>
 <thead><tr><th>id</th>{{range .Cols}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Grid}}<tr><th>{{.Label}}</th>{{range .Cells}}{{if .}}<td id="{{anchor .Row.Name}}" class="cell {{.Class}}{{if .Unexpected}} unexpected{{end}}" data-cell="{{.Row.Name}}" data-verdict="{{.Verdict}}" data-expected="{{.Row.Expected}}" title="{{.Tip}}">
+{{range .Grid}}<tr><th>{{.Label}}</th>{{range .Cells}}{{if and . .Beside}}<td class="beside {{.Class}}" title="the model's cell of this policy, for comparison">{{.Beside}}</td>{{else if .}}<td id="{{anchor .Row.Name}}" class="cell {{.Class}}{{if .Unexpected}} unexpected{{end}}" data-cell="{{.Row.Name}}" data-verdict="{{.Verdict}}" data-expected="{{.Row.Expected}}" title="{{.Tip}}">
 {{.Verdict}}{{if .Unexpected}} <span class="exp">{{if .Check}}(check failed){{else}}(expected {{.Row.Expected}}){{end}}</span>{{end}}
 {{with .Row.RealText}}<div class="exp">{{.}}</div>{{end}}
 {{if .Flaky}}<div class="exp">{{.Row.Observations}}</div>{{end}}
 {{if .Cycle}}<details><summary>cycle</summary><pre>{{.Cycle}}</pre></details>{{end}}
 {{if .Unexpected}}<details><summary>evidence</summary>{{range .Runs}}{{if not .Cell.AsExpected}}
 <p>repeat {{.Repeat}}: {{.Cell.Outcome}}, {{.Cell.Ms}} ms{{if .Link}}; <a href="{{.Link}}">evidence bundle</a>{{end}}</p>
-{{with .Cell.Failure}}<p>failed check:</p><pre class="failure">{{.}}</pre>{{end}}<pre>{{.Reason}}</pre>{{end}}{{end}}
+{{with .Cell.Failure}}<p>failed check:</p><pre class="failure">{{.}}</pre>{{end}}<pre>{{.Reason}}</pre>{{with replay .Cell}}<p>replay:</p><pre class="cmd">{{.}}</pre>{{end}}{{end}}{{end}}
 <p>rerun:</p><pre class="cmd">{{rerun .Row.Cell}}</pre></details>{{end}}
 </td>{{else}}<td class="none">-</td>{{end}}{{end}}</tr>
 {{end}}</tbody>

@@ -39,18 +39,24 @@ func sinkSample() (Run, []Cell) {
 }
 
 // The HTML of a sink run loads in headless Chromium, as a chaos run's
-// does: every cell shown, the real HANG's cycle, the rerun of a sink cell,
-// the cell whose plays disagree marked FLAKY.
+// does: every cell shown, the real HANG's cycle, the rerun and the replay
+// of a sink cell, the cell whose plays disagree marked FLAKY, the six
+// built-in policies' verdicts beside each row and none of them counted as
+// a cell.
 func TestASinkRunsHTMLLoadsInHeadlessChromium(t *testing.T) {
 	dir := t.TempDir()
-	run, cells := sinkSample()
+	run, cells := besideSample()
 	fams := Group(cells)
 	dom, shown := renderInBrowser(t, run, fams, dir)
 	expectEveryCellShown(t, fams, shown)
 	if len(shown) != 3 {
 		t.Errorf("the DOM shows %d cells; the sink run has 3", len(shown))
 	}
-	for _, want := range []string{`data-verdict="FLAKY"`, "waits for mine's lock (held by T1)", "./logjam calibrate -sink mine.cpp -rows D1 -py 3.11.7 -buffering buffered"} {
+	if n := strings.Count(dom, `<td class="beside `); n != 3*6 {
+		t.Errorf("the DOM shows %d built-in verdicts beside the sink's, want 3 rows x 6 policies", n)
+	}
+	for _, want := range []string{`data-verdict="FLAKY"`, "waits for mine's lock (held by T1)", "./logjam calibrate -sink /home/me/binding/mine.cpp -rows D1 -py 3.11.7 -buffering buffered",
+		"./logjam replay -sink /home/me/binding/mine.cpp /home/me/logjam/reports/runs/r/evidence/F1_sink=mine.cpp_stderr=buffered_py=3.11.7"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}

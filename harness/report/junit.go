@@ -123,6 +123,16 @@ func evidenceText(c Cell, r Repeated) string {
 	if c.Bundle != "" {
 		fmt.Fprintf(&b, "evidence bundle: %s\n", c.Bundle)
 	}
+	if cmd := SinkReplay(c); cmd != "" {
+		fmt.Fprintf(&b, "replay it: %s\n", cmd)
+	}
+	if cols := besideColumns(c); len(cols) > 0 {
+		var parts []string
+		for _, p := range cols {
+			parts = append(parts, p+" "+string(c.Beside[p]))
+		}
+		fmt.Fprintf(&b, "the built-in policies here (the model's cells): %s\n", strings.Join(parts, ", "))
+	}
 	if cmd := RerunOf(c); cmd != "" {
 		fmt.Fprintf(&b, "rerun this cell: %s\n", cmd)
 	} else if c.Rerun != "" {

@@ -18,9 +18,16 @@ import (
 func Markdown(run Run, fams []Family) []byte {
 	var b bytes.Buffer
 	t := Count(fams)
-	fmt.Fprintf(&b, "## logjam chaos: %d cells, %d as expected, %d not, %d flaky\n\n", t.Cells, t.AsExpected, t.Not, t.Flaky)
-	fmt.Fprintf(&b, "Profile %s (%s mode, deadline %s, %d repeat(s)), seed %d, shards %s; %s, ginkgo %s",
-		mdCode(run.Profile), mdCell(run.Mode), mdCell(run.Deadline), run.Repeat, run.Seed, mdCell(strings.Join(run.Shards, " ")), mdCell(run.Go), mdCell(run.Ginkgo))
+	all := cellsOf(fams)
+	if sink := sinkOf(all); sink != nil {
+		fmt.Fprintf(&b, "## logjam calibrate -sink %s: %d cells, %d OK, %d not, %d flaky\n\n", mdCode(sink.File), t.Cells, t.AsExpected, t.Not, t.Flaky)
+		fmt.Fprintf(&b, "Your sink %s (SHA-256 %s) played on real CPython %s, beside the built-in policies' model cells; %s",
+			mdCode(sink.File), mdCode(sink.SHA256), mdCell(strings.Join(pythonsOf(all), ", ")), mdCell(run.Go))
+	} else {
+		fmt.Fprintf(&b, "## logjam chaos: %d cells, %d as expected, %d not, %d flaky\n\n", t.Cells, t.AsExpected, t.Not, t.Flaky)
+		fmt.Fprintf(&b, "Profile %s (%s mode, deadline %s, %d repeat(s)), seed %d, shards %s; %s, ginkgo %s",
+			mdCode(run.Profile), mdCell(run.Mode), mdCell(run.Deadline), run.Repeat, run.Seed, mdCell(strings.Join(run.Shards, " ")), mdCell(run.Go), mdCell(run.Ginkgo))
+	}
 	if run.Commit != "" {
 		fmt.Fprintf(&b, ", logjam %s", mdCell(run.Commit))
 	}
@@ -30,7 +37,12 @@ func Markdown(run Run, fams []Family) []byte {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f |\n", mdCell(f.Name), len(f.Rows), f.AsExpected, f.Not(), f.Flaky, f.Seconds)
 	}
 	if t.Not > 0 {
-		b.WriteString("\n### Not as expected\n\n| cell | expected | observed | failed check | rerun |\n| --- | --- | --- | --- | --- |\n")
+		// A sink's cell has no other check: its reason is what says why.
+		head := "failed check"
+		if sinkOf(all) != nil {
+			head = "reason"
+		}
+		fmt.Fprintf(&b, "\n### Not as expected\n\n| cell | expected | observed | %s | rerun |\n| --- | --- | --- | --- | --- |\n", head)
 		for _, f := range fams {
 			for _, r := range f.Rows {
 				if !r.AsExpected() {
@@ -38,6 +50,10 @@ func Markdown(run Run, fams []Family) []byte {
 					for _, c := range r.Unexpected() {
 						if c.Failure != "" {
 							check = mdCode(c.FailureLine())
+							break
+						}
+						if head == "reason" && c.Evidence.Reason != "" {
+							check = mdCell(clipLine(c.Evidence.Reason))
 							break
 						}
 					}
@@ -52,7 +68,7 @@ func Markdown(run Run, fams []Family) []byte {
 		}
 	}
 	b.WriteString("\n### Reading the matrix\n\n")
-	for _, l := range Legend {
+	for _, l := range LegendOf(all) {
 		fmt.Fprintf(&b, "- %s\n", mdCell(l))
 	}
 	b.WriteString("\n")
@@ -67,7 +83,10 @@ func Markdown(run Run, fams []Family) []byte {
 			fmt.Fprintf(&b, "| %s |", mdCell(label))
 			for _, col := range g.Cols {
 				r, ok := g.At[[2]string{label, col}]
+				v, beside := g.Beside[[2]string{label, col}]
 				switch {
+				case !ok && beside:
+					fmt.Fprintf(&b, " %s |", mdCell(string(v)))
 				case !ok:
 					b.WriteString(" - |")
 				case r.AsExpected():
@@ -87,7 +106,7 @@ func Markdown(run Run, fams []Family) []byte {
 
 // mdReal is the real column after a verdict ("" without real runs).
 func mdReal(c Cell) string {
-	if rt := c.RealText(); rt != "" {
+	if rt := c.RealText(); rt != "" && c.Family != "sink" { // a sink's verdict is the real one
 		return " (" + mdCell(rt) + ")"
 	}
 	return ""

@@ -206,7 +206,7 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 	}
 	da, db := write("a", "1/2", a), write("b", "2/2", b)
 	out := filepath.Join(base, "merged")
-	m, got, err := Merge(out, []string{da, db})
+	m, got, err := Merge(out, []string{da, db}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 			t.Errorf("merge wrote no %s", f)
 		}
 	}
-	if _, _, err := Merge(filepath.Join(base, "m2"), []string{da, write("c", "1/2", b[:1])}); err == nil || !strings.Contains(err.Error(), "appears twice") {
+	if _, _, err := Merge(filepath.Join(base, "m2"), []string{da, write("c", "1/2", b[:1])}, nil); err == nil || !strings.Contains(err.Error(), "appears twice") {
 		t.Errorf("a shard given twice was merged: %v", err)
 	}
 	dup := append(append([]Cell{}, b...), a[0])
@@ -250,7 +250,7 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 		{"a shard of another split", "not shards of one split", []string{da, write("e", "2/3", b)}},
 		{"a cell twice in one shard", "twice", []string{da, write("f", "2/2", append(append([]Cell{}, b...), b[0]))}},
 	} {
-		if _, _, err := Merge(filepath.Join(base, "refused"), c.dirs); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if _, _, err := Merge(filepath.Join(base, "refused"), c.dirs, nil); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: merge said %v, want one line with %q", c.why, err, c.want)
 		}
 	}
@@ -262,7 +262,7 @@ func TestMergeJoinsShardsAndRefusesOverlap(t *testing.T) {
 	if err := WriteAll(de, other, b); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Merge(filepath.Join(base, "refused"), []string{da, de}); err == nil || !strings.Contains(err.Error(), "not shards of one run") {
+	if _, _, err := Merge(filepath.Join(base, "refused"), []string{da, de}, nil); err == nil || !strings.Contains(err.Error(), "not shards of one run") {
 		t.Errorf("shards of two runs were merged: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(base, "refused")); err == nil {

@@ -150,14 +150,17 @@ func Count(fams []Family) Tally {
 }
 
 // grid lays a family out as the text matrix does: a row per scenario, a
-// column per policy (or variant).
+// column per policy (or variant); beside a sink's cells, a column per
+// built-in policy with its verdict there (Cell.Beside), which is no cell.
 type grid struct {
 	Cols, Rows []string
 	At         map[[2]string]Repeated
+	Beside     map[[2]string]verdict.Verdict
 }
 
 func layout(f Family) grid {
-	g := grid{At: map[[2]string]Repeated{}}
+	g := grid{At: map[[2]string]Repeated{}, Beside: map[[2]string]verdict.Verdict{}}
+	own := map[string]bool{}
 	for _, r := range f.Rows {
 		col, row := r.Column(), r.Cell.Row()
 		if !slices.Contains(g.Cols, col) {
@@ -167,8 +170,17 @@ func layout(f Family) grid {
 			g.Rows = append(g.Rows, row)
 		}
 		g.At[[2]string{row, col}] = r
+		if len(r.Beside) > 0 {
+			own[col] = true
+		}
+		for _, p := range besideColumns(r.Cell) {
+			if !slices.Contains(g.Cols, p) {
+				g.Cols = append(g.Cols, p)
+			}
+			g.Beside[[2]string{row, p}] = r.Beside[p]
+		}
 	}
-	slices.SortStableFunc(g.Cols, func(a, b string) int { return cmp.Compare(columnRank(a), columnRank(b)) })
+	slices.SortStableFunc(g.Cols, func(a, b string) int { return cmp.Compare(rankOf(own, a), rankOf(own, b)) })
 	return g
 }
 

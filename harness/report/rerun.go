@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,35 +61,63 @@ func RerunOf(c Cell) string {
 
 // SinkRerun is the command that plays one cell of `logjam calibrate -sink`
 // again: the row on one interpreter under one buffering, from the
-// sink's own file (sink, its base name). A sink's bundle carries no code
-// that replay would compile: the sink is the user's file, built again from
-// where the user keeps it.
+// sink's own file (sink: its path, or its base name). A sink's bundle
+// carries no code that replay would compile: the sink is the user's file,
+// built again from where the user keeps it.
 func SinkRerun(sink, row, python, buffering string) string {
 	return fmt.Sprintf("./logjam calibrate -sink %s -rows %s -py %s -buffering %s", sink, row, python, buffering)
 }
 
-// The fields a sink cell's rerun is built from.
+// SinkReplay is the command that replays a sink cell's evidence bundle
+// (logjam replay -sink), "" for a cell of no sink or no bundle. The bundle
+// is as recorded: a caller neutralises it where it prints it.
+func SinkReplay(c Cell) string {
+	if c.Sink == nil || c.Bundle == "" {
+		return ""
+	}
+	return fmt.Sprintf("./logjam replay -sink %s %s", SinkPath(c), c.Bundle)
+}
+
+// The fields a sink cell's commands are built from. A path is printed
+// only when it is a plain word of a shell command (no quote, space, $, ;,
+// glob or leading dash) with no ".." step.
 var (
 	sinkFile    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$`)
+	shellWord   = regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_.+=/-]{0,511}$`)
 	rowID       = regexp.MustCompile(`^[A-Z]{1,3}[0-9]{1,2}$`)
 	pythonShort = regexp.MustCompile(`^3\.[0-9]{1,2}(\.[0-9]{1,2})?$`)
 )
 
-// sinkRerunOf is SinkRerun from a sink cell's validated fields: its
-// policy (the sink's file name without .cpp), row, Python and buffering; ""
-// when one does not validate. A name that does not validate is written
-// SINK.cpp: the command is then the user's to complete.
+// SinkPath is how a sink cell's commands name the sink's file: the
+// absolute path it was read from when that validates (an absolute, clean
+// shell word, its base name the recorded file's), else the recorded base
+// name, else SINK.cpp (the command is then the user's to complete).
+func SinkPath(c Cell) string {
+	file := "SINK.cpp"
+	if c.Sink != nil && sinkFile.MatchString(c.Sink.File) {
+		file = c.Sink.File
+	} else if c.Sink == nil && sinkFile.MatchString(c.Cell.Policy+".cpp") {
+		file = c.Cell.Policy + ".cpp"
+	}
+	if c.Sink != nil {
+		p := c.Sink.Path
+		if shellWord.MatchString(p) && filepath.IsAbs(p) && filepath.Clean(p) == p && filepath.Base(p) == file {
+			return p
+		}
+	}
+	return file
+}
+
+// sinkRerunOf is SinkRerun from a sink cell's validated fields: its sink's
+// path (SinkPath), row, Python and buffering; "" when one does not
+// validate.
 func sinkRerunOf(c Cell) string {
 	if !rowID.MatchString(c.Cell.Scenario) || !pythonShort.MatchString(c.Cell.Python) || (c.Cell.Buffering != "buffered" && c.Cell.Buffering != "unbuffered" && c.Cell.Buffering != "") {
 		return ""
-	}
-	file := "SINK.cpp"
-	if sinkFile.MatchString(c.Cell.Policy + ".cpp") {
-		file = c.Cell.Policy + ".cpp"
 	}
 	buf := c.Cell.Buffering
 	if buf == "" {
 		buf = "buffered"
 	}
-	return SinkRerun(file, c.Cell.Scenario, c.Cell.Python, buf)
+	return SinkRerun(SinkPath(c), c.Cell.Scenario, c.Cell.Python, buf)
 }

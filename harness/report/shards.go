@@ -25,8 +25,10 @@ import (
 // it should be (internal/artifact's rules, ReadBundle's). Each shard's
 // files are read as untrusted input. A shard that holds no row for some
 // spec the split gives it (an emptied matrix.json) is merged with a row
-// that says how many (MergeFamily): the merged run is not green.
-func Merge(out string, dirs []string) (Run, []Cell, error) {
+// that says how many (MergeFamily): the merged run is not green. The
+// real-column cells given (ReadRealColumns: the nightly's jobs on other
+// interpreters and OSes) join the merged matrix as their own family.
+func Merge(out string, dirs []string, real Matrix) (Run, []Cell, error) {
 	if len(dirs) == 0 {
 		return Run{}, nil, fmt.Errorf("nothing to merge: name the shards' reports directories")
 	}
@@ -160,6 +162,7 @@ func Merge(out string, dirs []string) (Run, []Cell, error) {
 	}
 	merged.Plan, merged.NoCell = Unique(merged.Plan), Unique(merged.NoCell)
 	cells = append(cells, missingRows...)
+	cells = append(cells, real...)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return Run{}, nil, err
 	}

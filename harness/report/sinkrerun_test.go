@@ -33,3 +33,26 @@ func TestASinkCellsRerunIsBuiltFromValidatedFields(t *testing.T) {
 		}
 	}
 }
+
+// A sink cell's commands name the sink's file by the absolute path it was
+// read from, so that they run as printed from anywhere, but only a path
+// that is a plain shell word, clean, absolute and ending in the recorded
+// file.
+func TestASinkCellsCommandsNameItsPathOnlyWhenItValidates(t *testing.T) {
+	c := Cell{Family: "sink", Cell: scenario.Cell{Scenario: "F1", Policy: "mine", Python: "3.12.1", Buffering: "buffered"},
+		Bundle: "/home/me/logjam/reports/runs/20261206-1200-sink-mine/evidence/F1_sink=mine.cpp_stderr=buffered_py=3.12.1",
+		Sink:   &SinkSource{File: "mine.cpp", SHA256: strings.Repeat("ab", 32), Path: "/home/me/binding/sinks/mine.cpp"}}
+	if got, want := RerunOf(c), "./logjam calibrate -sink /home/me/binding/sinks/mine.cpp -rows F1 -py 3.12.1 -buffering buffered"; got != want {
+		t.Fatalf("RerunOf = %q, want %q", got, want)
+	}
+	if got, want := SinkReplay(c), "./logjam replay -sink /home/me/binding/sinks/mine.cpp "+c.Bundle; got != want {
+		t.Fatalf("SinkReplay = %q, want %q", got, want)
+	}
+	for _, p := range []string{"relative/mine.cpp", "/a/../etc/mine.cpp", "/a b/mine.cpp", "/a/$(id)/mine.cpp", "/a/other.cpp", "/a/mine.cpp;id", "-x/mine.cpp"} {
+		d := c
+		d.Sink = &SinkSource{File: "mine.cpp", SHA256: c.Sink.SHA256, Path: p}
+		if got := SinkPath(d); got != "mine.cpp" {
+			t.Errorf("path %q: the commands name %q, want the base name", p, got)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"logjam/internal/axes"
 	"logjam/internal/textout"
 	"logjam/verdict"
 )
@@ -49,7 +50,10 @@ func summaryOf(c Cell) string {
 	if cy := c.Evidence.Cycle; cy != "" {
 		fmt.Fprintf(&b, "\n  cycle: %s", clip(cy))
 	}
-	if c.Bundle != "" {
+	switch {
+	case c.Sink != nil && c.Bundle != "":
+		fmt.Fprintf(&b, "\n  evidence: %s", clip(SinkReplay(c)))
+	case c.Bundle != "":
 		fmt.Fprintf(&b, "\n  evidence: ./logjam replay %s", clip(c.Bundle))
 	}
 	if c.Rerun != "" {
@@ -116,6 +120,7 @@ func RenderStyledText(w io.Writer, m Matrix, colour bool) int {
 		cs := byFamily[f]
 		var cols, rows []string
 		grid := map[[2]string]shown{}
+		own := map[string]bool{} // a sink's column, before the built-in ones beside it
 		for _, c := range cs {
 			col, row := textout.Terminal(c.Column()), textout.Terminal(c.Row())
 			if !slices.Contains(cols, col) {
@@ -144,12 +149,23 @@ func RenderStyledText(w io.Writer, m Matrix, colour bool) int {
 			case c.Observed != verdict.OK:
 				st = styleExpected
 			}
-			if rt := c.RealText(); rt != "" {
+			if rt := c.RealText(); rt != "" && c.Family != "sink" { // a sink's verdict is the real one
 				v += " | " + textout.Terminal(rt)
 			}
 			grid[[2]string{row, col}] = shown{v, st}
+			if len(c.Beside) > 0 {
+				own[col] = true
+			}
+			for _, p := range besideColumns(c) {
+				if !slices.Contains(cols, p) {
+					cols = append(cols, p)
+				}
+				if _, ok := grid[[2]string{row, p}]; !ok {
+					grid[[2]string{row, p}] = shown{textout.Terminal(string(c.Beside[p])), ""}
+				}
+			}
 		}
-		slices.SortStableFunc(cols, func(a, b string) int { return columnRank(a) - columnRank(b) })
+		slices.SortStableFunc(cols, func(a, b string) int { return rankOf(own, a) - rankOf(own, b) })
 		fmt.Fprintf(w, "\n%s (%d cells)\n", textout.Terminal(f), len(cs))
 		width := 12
 		for _, col := range cols {
@@ -195,7 +211,7 @@ func RenderStyledText(w io.Writer, m Matrix, colour bool) int {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, verdictCounts(m))
 	fmt.Fprintln(w, "legend:")
-	for _, l := range Legend {
+	for _, l := range LegendOf(m) {
 		fmt.Fprintln(raw, style(styleDim, "  "+l))
 	}
 	if len(summaries) > 0 {
@@ -205,6 +221,28 @@ func RenderStyledText(w io.Writer, m Matrix, colour bool) int {
 		}
 	}
 	return bad
+}
+
+// besideColumns are the built-in policies beside a sink's cell (Beside),
+// in the matrix's column order; a name that is no built-in policy is left
+// out (a matrix may be someone else's).
+func besideColumns(c Cell) []string {
+	var cols []string
+	for _, p := range axes.Policies {
+		if _, ok := c.Beside[p]; ok {
+			cols = append(cols, p)
+		}
+	}
+	return cols
+}
+
+// rankOf is a column's place: a sink's own column first, then as
+// columnRank orders them.
+func rankOf(own map[string]bool, col string) int {
+	if own[col] {
+		return -1
+	}
+	return columnRank(col)
 }
 
 // verdictCounts is one line: how many cells were observed with each

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/term"
 
 	"logjam/harness/report"
@@ -90,7 +91,8 @@ func parseChaos(args []string) (chaosOptions, error) {
 	fs, f := newChaosFlags()
 	profile, focus, sh, procs, slots, out, repeat, runID := f.profile, f.focus, f.shard, f.procs, f.slots, f.out, f.repeat, f.runID
 	var o chaosOptions
-	if err := fs.Parse(args); err != nil {
+	fams, err := parseInterspersed(fs, args)
+	if err != nil {
 		return o, err
 	}
 	if err := checkFocus(*focus); err != nil {
@@ -126,14 +128,14 @@ func parseChaos(args []string) (chaosOptions, error) {
 		}
 	}
 	o.root, o.focus, o.procs, o.slots, o.runID, o.verbose, o.keep = filepath.Dir(cfgPath), *focus, *procs, *slots, *runID, *f.verbose, *f.keep
-	if fs.NArg() > 0 {
+	if len(fams) > 0 {
 		all, err := families(o.root)
 		if err != nil {
 			return o, err
 		}
-		for _, fam := range fs.Args() {
+		for _, fam := range fams {
 			if !slices.Contains(all, fam) {
-				return o, fmt.Errorf("no family %q (accepted: %s; flags go before the families)", fam, strings.Join(all, ", "))
+				return o, fmt.Errorf("no family %q (accepted: %s)", fam, strings.Join(all, ", "))
 			}
 			if !slices.Contains(o.only, fam) {
 				o.only = append(o.only, fam)
@@ -141,7 +143,7 @@ func parseChaos(args []string) (chaosOptions, error) {
 		}
 	}
 	if *f.rerunFailed {
-		if err := o.pickFailed(fs, *out, *repeat); err != nil {
+		if err := o.pickFailed(fs, len(fams) > 0, *out, *repeat); err != nil {
 			return o, err
 		}
 	}
@@ -160,6 +162,28 @@ func parseChaos(args []string) (chaosOptions, error) {
 		o.prof.Seed, o.picked = time.Now().Unix()%1_000_000, true
 	}
 	return o, nil
+}
+
+// parseInterspersed parses args with fs, flags before, between and after
+// the positional arguments (logjam chaos deadlock -focus D1 as well as
+// logjam chaos -focus D1 deadlock), and returns the positional ones; after
+// "--" every argument is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		i := len(args) - fs.NArg()
+		if i > 0 && args[i-1] == "--" {
+			return append(pos, fs.Args()...), nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // slotsPerCore is -slots' default per core. A child holds its slot from
@@ -322,6 +346,34 @@ func runChaos(args []string, w io.Writer) int {
 	return code
 }
 
+// selectedFamilies are the families of fams in which the run's focus and
+// label filter select a spec, in any shard (a dry run of each, at once).
+func selectedFamilies(o chaosOptions, fams []string, bins map[string]string, env []string, st *stopper) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), planWithin)
+	defer cancel()
+	all := o
+	all.shard = shard.Shard{} // the whole run: a focus selects in some shard
+	found := make([]bool, len(fams))
+	var g errgroup.Group
+	for i, fam := range fams {
+		g.Go(func() error {
+			specs, err := plannedSpecs(ctx, all, fam, bins[fam], env, st)
+			found[i] = len(specs) > 0
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var sel []string
+	for i, fam := range fams {
+		if found[i] {
+			sel = append(sel, fam)
+		}
+	}
+	return sel, nil
+}
+
 // selects: a focus or a label filter narrows the run.
 func (o chaosOptions) selects() bool { return o.focus != "" || o.labels != "" }
 
@@ -401,6 +453,22 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 		env = append(env, shard.Env+"="+o.shard.String())
 	}
 
+	if o.selects() {
+		// What the focus or label filter selects, read from the built
+		// suites by Ginkgo's dry run before any family runs: nothing is
+		// bad input at once, and a family it selects nothing in is not run.
+		build.result() // the dry runs need every suite: a build still going is waited for
+		sel, err := selectedFamilies(o, fams, build.bins(), env, st)
+		if st.Signal() != nil {
+			return finish(o, fams, nil, nil, nil, nil, st, started, w)
+		}
+		if err == nil && len(sel) == 0 {
+			return errEmptyFocus
+		}
+		if err == nil {
+			fams = sel
+		}
+	}
 	if early {
 		fmt.Fprintf(w, "logjam: running each of the %d families as soon as its suite is built; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
 	} else {

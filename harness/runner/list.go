@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"logjam/internal/config"
@@ -24,7 +25,8 @@ func listCmd(args []string, w io.Writer) int {
 	fs.SetOutput(io.Discard)
 	focus := fs.String("focus", "", "only the cells whose names match this regular expression")
 	labels := fs.String("label-filter", "", "only the specs whose labels match this Ginkgo label filter")
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	only, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
 		return subUsage(w, listUsage, fs)
 	} else if err != nil {
 		return fail("list: %v (%s)", err, listUsage)
@@ -48,13 +50,13 @@ func listCmd(args []string, w io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if fs.NArg() > 0 {
-		for _, f := range fs.Args() {
+	if len(only) > 0 {
+		for _, f := range only {
 			if !contains(fams, f) {
-				return fail("list: no family %q (accepted: %v)", f, fams)
+				return fail("list: no family %q (accepted: %s)", f, strings.Join(fams, ", "))
 			}
 		}
-		fams = fs.Args()
+		fams = only
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -80,7 +82,7 @@ func listCmd(args []string, w io.Writer) int {
 		}
 		n += len(names)
 	}
-	fmt.Fprintf(os.Stderr, "logjam: %d cells in %d families (%.1f s)\n", n, len(fams), time.Since(started).Seconds())
+	fmt.Fprintf(os.Stderr, "logjam: %d specs in %d families (%.1f s)\n", n, len(fams), time.Since(started).Seconds())
 	return 0
 }
 

@@ -9,14 +9,24 @@ import (
 	"logjam/internal/textout"
 )
 
-const mergeUsage = "usage: logjam report [DIR] | logjam report merge [-out DIR] SHARD_DIR... | logjam report diff DIR_A DIR_B"
+const mergeUsage = "usage: logjam report [DIR] | logjam report merge [-out DIR] [-real DIR]... SHARD_DIR... | logjam report diff DIR_A DIR_B"
+
+// reportHelp is what logjam report -h says after its usage line.
+const reportHelp = `
+
+  logjam report [DIR]         print the matrix of a reports directory (default: reports/latest,
+                              the last whole matrix) and write its matrix.json, junit.xml,
+                              matrix.html and matrix.md again; exit 1 when a cell was not as expected
+  logjam report merge         join the shards of one run (logjam chaos -shard K/N) into one
+      -out DIR                where the merged reports go (default: reports)
+  logjam report diff A B      the cells whose expected verdict or outcome differ between two runs`
 
 // reportCmd is logjam report: merge, diff, or re-render a reports
 // directory (reports/latest by default: the last whole matrix) from its
 // matrix.json and run.json.
 func reportCmd(args []string, w io.Writer) int {
 	if wantsHelp(args) {
-		return subUsage(w, mergeUsage, nil)
+		return subUsage(w, mergeUsage+reportHelp, nil)
 	}
 	if len(args) > 0 && (args[0] == "merge" || args[0] == "diff") {
 		return reportMerge(args, w)
@@ -70,17 +80,29 @@ func reportMerge(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "reports", "where the merged reports go")
+	var realDirs []string
+	fs.Func("real", "a real column's reports folder (its "+report.CalibrationFile+"), joined to the merged matrix; once per folder", func(d string) error {
+		realDirs = append(realDirs, d)
+		return nil
+	})
 	if err := fs.Parse(args[1:]); err != nil {
 		return fail("report merge: %v (%s)", err, mergeUsage)
 	}
 	if fs.NArg() == 0 {
 		return fail("report merge: no shard directories (%s)", mergeUsage)
 	}
-	run, cells, err := report.Merge(*out, fs.Args())
+	real, err := report.ReadRealColumns(realDirs)
+	if err != nil {
+		return fail("report merge: %v", err)
+	}
+	run, cells, err := report.Merge(*out, fs.Args(), real)
 	if err != nil {
 		return fail("report merge: %v", err)
 	}
 	fmt.Fprintf(w, "logjam: merged %d shard(s) (%v) into %s\n", fs.NArg(), run.Shards, *out)
+	if len(realDirs) > 0 {
+		fmt.Fprintf(w, "logjam: with %d real cell(s) from %d real column(s)\n", len(real), len(realDirs))
+	}
 	for _, c := range cells {
 		if c.Family == report.MergeFamily && c.ID == report.MissingID {
 			fmt.Fprintf(w, "logjam: report merge: %s\n", textout.Terminal(c.Failure))

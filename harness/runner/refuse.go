@@ -23,6 +23,13 @@ const usage = chaosUsage + "\n" + mergeUsage + "\nusage: " + replayUsage + "\n" 
   logjam report   re-render, merge or compare reports directories
   logjam replay   run a failed cell's evidence bundle again, exactly, without Ginkgo
   logjam list     print every cell's name (what -focus matches), without running any
+  logjam calibrate  your own sink (docs/SINK.md) played on real CPython, beside the built-in policies
+  logjam doctor   which optional tools and interpreters the suite can use here
+  logjam version  the module, its commit and the Go toolchain that built this logjam
+  logjam test     go test ./... (or your go test arguments), saying what it does meanwhile
+  logjam ginkgo   go tool ginkgo, the same; logjam simrt: the child, run by hand
+
+  Each command's own -h describes its flags.
 
 environment: LOGJAM_PROFILE (local, nightly, focus), LOGJAM_TIMEOUT_SCALE (a finite
 number above 0), LOGJAM_SEED (a whole number). GO_FAILPOINTS is refused: every cell

@@ -81,8 +81,8 @@ func rerunSelection(cells report.Matrix, families []string) (only []string, focu
 // pickFailed sets what -rerun-failed runs (rerunSelection) from the last
 // run, with that run's profile and seed unless -profile (or LOGJAM_PROFILE)
 // or LOGJAM_SEED names others; repeat is -repeat (0: the profile's).
-func (o *chaosOptions) pickFailed(fs *flag.FlagSet, out string, repeat int) error {
-	if o.selects() || fs.NArg() > 0 || !o.shard.All() || out != "" {
+func (o *chaosOptions) pickFailed(fs *flag.FlagSet, anyFamily bool, out string, repeat int) error {
+	if o.selects() || anyFamily || !o.shard.All() || out != "" {
 		return errors.New("-rerun-failed picks the cells itself (accepted with it: -profile, -repeat, -procs, -slots, -keep-bundles, -v; not -focus, -label-filter, -shard, -out or a FAMILY)")
 	}
 	reports := filepath.Join(o.root, "reports")

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"syscall"
@@ -37,34 +36,6 @@ const CacheEnv = "LOGJAM_BIN_CACHE"
 
 // Package is the child's import path, built by Build.
 const Package = "logjam/cmd/simrt"
-
-// BuildEnv is the environment every build of the child runs with: the
-// caller's, with cgo off. The child is pure Go, but pingcap/failpoint links
-// net/http and with it net's cgo resolver, which made it a dynamically
-// linked binary: each start ran the dynamic loader and libc's and cgo's
-// initialisation. Static, a child's start takes about a fifth less CPU
-// (docs/RANDOM.md, "Shrinking"); the run is the same Go code.
-func BuildEnv(extra ...string) []string {
-	return append(append(os.Environ(), "CGO_ENABLED=0"), extra...)
-}
-
-// BuildCommand is `go build -o out ./cmd/simrt`, with BuildEnv, under the
-// group guard (GoCommand); its Dir must be the module's root (the path is
-// relative, so a module of another name, a test's fixture, builds too).
-func BuildCommand(ctx context.Context, out string, extraEnv ...string) *exec.Cmd {
-	cmd := GoCommand(ctx, "build", "-o", out, "./cmd/simrt")
-	cmd.Env = BuildEnv(extraEnv...)
-	return cmd
-}
-
-// CachedCommand is `go tool -n simrt` (the child is a tool in go.mod) with
-// BuildEnv, under the group guard: it builds the child into the go
-// command's own cache, if it is not there, and prints its path.
-func CachedCommand(ctx context.Context, extraEnv ...string) *exec.Cmd {
-	cmd := GoCommand(ctx, "tool", "-n", "simrt")
-	cmd.Env = BuildEnv(extraEnv...)
-	return cmd
-}
 
 // MaxKept bounds the cache (each binary is a few MiB).
 var MaxKept = 16

@@ -155,8 +155,19 @@ func wholeNumbers(raw []byte) error {
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 
+// Checkout is the logjam checkout whose ./logjam script started this
+// logjam (cmd/logjam sets it from the script's CheckoutEnv, and takes that
+// out of its environment, so no child sees it): where Find looks when the
+// folder it was given is no part of a logjam module, so that
+// `/path/to/logjam/logjam calibrate -sink mine.cpp` works from the user's
+// own folder.
+var Checkout string
+
+// CheckoutEnv carries Checkout from the ./logjam script to cmd/logjam.
+const CheckoutEnv = "LOGJAM_CHECKOUT"
+
 // Find looks for ginkgo.yml in dir and its parents (a suite runs in its own
-// package folder).
+// package folder), then in Checkout.
 func Find(dir string) (string, error) {
 	for d := dir; ; d = filepath.Dir(d) {
 		p := filepath.Join(d, FileName)
@@ -164,9 +175,16 @@ func Find(dir string) (string, error) {
 			return p, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", errors.New("no " + FileName + " in " + dir + " or its parents")
+			break
 		}
 	}
+	if Checkout != "" && filepath.IsAbs(Checkout) {
+		p := filepath.Join(Checkout, FileName)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	return "", errors.New("no " + FileName + " in " + dir + " or its parents")
 }
 
 // Root is the module root: the folder of the ginkgo.yml found from the

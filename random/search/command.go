@@ -15,6 +15,7 @@ import (
 	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/scratch"
+	"logjam/internal/textout"
 	"logjam/scenario/schedule"
 )
 
@@ -130,7 +131,7 @@ func (r *randomFlags) check(set map[string]bool) error {
 	}
 	if r.replay != "" {
 		if _, err := schedule.Decode(r.replay); err != nil {
-			return fmt.Errorf("-replay: %v", err)
+			return fmt.Errorf("-replay: %s (accepted: a schedule as logjam chaos -random prints it: its JSON, or the base64 of its JSON)", textout.Terminal(err.Error()))
 		}
 	}
 	return nil

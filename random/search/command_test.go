@@ -68,8 +68,8 @@ func TestRandomModeIsChosenByItsFlags(t *testing.T) {
 	}
 }
 
-// A replay says when its schedule lies outside the contract (seed 11013574
-// as drawn before fa2b49f: ENOSPC on a terminal), and says nothing for one
+// A replay says when its schedule lies outside the contract (ENOSPC on a
+// terminal, as the generator once drew it), and says nothing for one
 // inside it.
 func TestAReplayNamesAScheduleOutsideTheContract(t *testing.T) {
 	s, err := schedule.Decode(`{"kind":"sink","policy":"logjam","platform":"linux","python":"3.13.8","sink":{"fd2":{"kind":"pty","errors":{"errno":"ENOSPC","after":113,"times":1}},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":0,"lines":28,"size":125,"level":"E"}]}],"abort":{"after":13}}}`)

@@ -25,19 +25,20 @@ func describeSample() (found, shrunk schedule.Schedule) {
 	return found, shrunk
 }
 
-// A schedule is described in words: the runtime, fd 2, sys.stderr, the
-// threads and their calls, the lines outside a call, the daemons and the
-// abort, without its base64 or JSON.
+// A schedule is described in words: the runtime, then each axis's words in
+// the order of schedule.Axes (the abort, the threads and their calls, the
+// daemons, the lines outside a call, sys.stderr, fd 2), without its base64
+// or JSON.
 func TestDescribeSaysWhatTheScheduleDoes(t *testing.T) {
 	found, shrunk := describeSample()
 	got := Describe(found)
-	want := "macos, Python 3.13.8 unbuffered; fd 2 a 4096-byte pipe, stalled 200 ms; sys.stderr raising OSError from its write 5 on; " +
-		"2 threads, 3 calls, 62 lines (calls: 1 invalid UTF-8, 1 nested); 8 lines outside a call; 2 daemon threads; " +
-		"main's last call logs 4 more, then a Fatal line (abort)"
+	want := "macos, Python 3.13.8 unbuffered; main's last call logs 4 more, then a Fatal line (abort); " +
+		"2 threads, 3 calls, 62 lines (calls: 1 invalid UTF-8, 1 nested); 2 daemon threads; 8 lines outside a call; " +
+		"sys.stderr raising OSError from its write 5 on; fd 2 a 4096-byte pipe, stalled 200 ms"
 	if got != want {
 		t.Errorf("Describe(found):\n got %q\nwant %q", got, want)
 	}
-	if got, want := Describe(shrunk), "linux, Python 3.12; fd 2 a file; sys.stderr raising OSError from its write 5 on; 1 thread, 1 call, 0 lines; 1 line outside a call"; got != want {
+	if got, want := Describe(shrunk), "linux, Python 3.12; 1 thread, 1 call, 0 lines; 1 line outside a call; sys.stderr raising OSError from its write 5 on; fd 2 a file"; got != want {
 		t.Errorf("Describe(shrunk):\n got %q\nwant %q", got, want)
 	}
 	lazy := schedule.Schedule{Kind: schedule.KindLazyInit, Variant: "old", Platform: "linux", Python: "3.12", Lazy: &schedule.Lazy{Backend: "xpu", Race: true, Ops: []string{"call-seed", "init"}}}

@@ -79,17 +79,16 @@ func (r Result) Failed() bool { return r.Verdict != verdict.OK }
 
 // Class names a failure the way the matrix does: the policy (or the
 // lazy-init variant) and the verdict, with what makes it one of the
-// matrix's known classes (what the reported cycle waits for, the
-// platform, how the run ended).
+// matrix's known classes: what the reported cycle waits for, then what
+// each axis makes of it (schedule.Schedule.FailureWords: the platform,
+// how the run ended, the faults it had).
 func Class(s schedule.Schedule, v verdict.Verdict, cycle string) string {
 	if s.Lazy != nil {
 		return "lazyinit/" + s.Variant + " " + string(v)
 	}
 	c := s.Policy + " " + string(v)
-	k := s.Sink
 	var why []string
-	switch v {
-	case verdict.Hang:
+	if v == verdict.Hang {
 		switch {
 		case strings.Contains(cycle, "room on fd 2"):
 			why = append(why, "pipe")
@@ -100,34 +99,8 @@ func Class(s schedule.Schedule, v verdict.Verdict, cycle string) string {
 		case cycle == "":
 			why = append(why, "no cycle")
 		}
-		if s.Platform == "macos" {
-			why = append(why, "macos")
-		}
-	case verdict.Lost:
-		if k.Abort != nil {
-			a := "abort"
-			if k.Abort.Fatal {
-				a = "fatal"
-			}
-			if k.FD2.StallMs > 0 {
-				a = "stall+" + a
-			}
-			why = append(why, a)
-		}
-	case verdict.Crash:
-		if k.Daemons > 0 {
-			why = append(why, "daemons")
-		}
 	}
-	if k.Abort != nil && len(k.Threads) > 1 && v != verdict.OK {
-		why = append(why, "threads at the abort")
-	}
-	if k.Crash != nil && v != verdict.OK {
-		why = append(why, "crash handler")
-	}
-	if e := k.FD2.Errors; e != nil && v != verdict.OK {
-		why = append(why, "fd2 "+e.Errno)
-	}
+	why = append(why, s.FailureWords(v)...)
 	if len(why) > 0 {
 		c += " (" + strings.Join(why, ",") + ")"
 	}

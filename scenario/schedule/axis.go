@@ -8,17 +8,21 @@ import (
 
 	"logjam/failpoints"
 	"logjam/scenario"
+	"logjam/verdict"
 )
 
 // An Axis is one fault domain of a sink schedule (fd 2, its stalls, its
 // refused writes, sys.stderr, SIGINT, threads and calls, the abort, lines
-// outside a call, daemons, the runtime): one type in one file that
-// owns its fields (embedded in Sink, so the JSON stays flat), its rules of
-// shape, its rules of logjam's promise, what it injects and how a
-// shrinker makes it simpler, and how the parent arranges it. Validate,
-// InContract, Contract, Faults, Failpoints, Slowness and the shrinker's
-// steps are loops over Axes. docs/ADDING-A-SCENARIO.md, "Adding an axis",
-// says how to add one; TestEveryAxisIsRegisteredOnce pins the registry.
+// outside a call, daemons, the runtime): one type in one file that owns
+// its parts of a Sink (embedded in Sink, so the JSON stays flat), its rules
+// of shape, its rules of logjam's promise, its draws, what it injects and
+// how a shrinker makes it simpler, how the parent arranges it and how it
+// reads in words. Validate, InContract, Contract, Faults, Failpoints,
+// Slowness, the generator (DrawSink), the shrinker's steps, Words and
+// FailureWords are loops over Axes; the child's half of an axis is a part
+// of the player in sim/programs that registers itself under the axis's
+// Name. docs/ADDING-A-SCENARIO.md, "Adding an axis", says how to add one;
+// TestEveryAxisIsRegisteredOnce pins the registry.
 type Axis interface {
 	// Name is the axis's one name, as docs/CONTRACT.md and the shrink
 	// steps say it.
@@ -41,11 +45,26 @@ type Axis interface {
 	// Steps are the shrinker's changes of this axis, each one schedule
 	// one change smaller (package search tries them in Phase order).
 	Steps(s Schedule) []Step
+	// Draws are the axis's draws, each at its place in a sink schedule's
+	// draw order (DrawSink runs every axis's in place order).
+	Draws() []DrawAt
+	// Parts are pointers to the parts of k the axis owns (fields of Sink,
+	// or parts embedded in it); TestEveryAxisIsRegisteredOnce checks
+	// that every part of a Sink is owned by exactly one axis.
+	Parts(k *Sink) []any
+	// Words are the axis's part of a schedule in words (search.Describe),
+	// none when the axis is absent.
+	Words(s Schedule) []string
+	// FailureWords say what the axis makes of a failure with verdict v,
+	// for its class (search.Class): "crash handler", "fd2 EPIPE".
+	FailureWords(s Schedule, v verdict.Verdict) []string
 }
 
-// Axes are the registered axes, in the order their rules and steps are
-// tried. Adding an axis is its file, its test, a line here and, for its
-// draw, one in sinkDraws (draw.go).
+// Axes are the registered axes, in the order their rules, steps, words and
+// failure words are tried. This and Sink below are the registration:
+// adding an axis is its file, its test, a line here and, if it has a part
+// of a sink of its own, that part embedded in Sink (its draws take their
+// places in its file; the child plays it by sim/programs/random_<name>.go).
 var Axes = []Axis{
 	abortAxis{},
 	threadsAxis{},
@@ -62,6 +81,28 @@ var Axes = []Axis{
 	forwarderFatalAxis{},
 	forkAxis{},
 	crashAxis{},
+	workerCrashAxis{},
+}
+
+// Sink is a script against the log path: a composition of the axes, each
+// of which owns its parts (Axis.Parts), embedded here so that the JSON
+// stays one flat object per part. The order of the fields is the JSON's,
+// and so every seed's schedule (TestEverySeedDrawsItsGoldenSchedule): a
+// new part goes last.
+type Sink struct {
+	FD2    FD2    `json:"fd2"`
+	Stderr Stderr `json:"stderr"`
+	Interrupts
+	// Threads are the Python threads; Threads[0] is the main thread.
+	Threads []Thread `json:"threads"`
+	// Abort ends the main thread's last call.
+	Abort *Abort `json:"abort,omitempty"`
+	OutsideCalls
+	DaemonThreads
+	PythonHandler
+	ForkPart
+	CrashPart
+	WorkerCrashPart
 }
 
 // noAxisPart is what an axis embeds for the parts it has none of.
@@ -74,6 +115,11 @@ func (noAxisPart) Failpoints(*Sink) failpoints.Set   { return nil }
 func (noAxisPart) Slowness(Schedule) time.Duration   { return 0 }
 func (noAxisPart) Steps(Schedule) []Step             { return nil }
 func (noAxisPart) Validate(*Sink) error              { return nil }
+func (noAxisPart) Draws() []DrawAt                   { return nil }
+func (noAxisPart) Parts(*Sink) []any                 { return nil }
+func (noAxisPart) Words(Schedule) []string           { return nil }
+
+func (noAxisPart) FailureWords(Schedule, verdict.Verdict) []string { return nil }
 
 // A Phase orders the shrinker's steps: every axis's steps of one phase
 // come before the next phase's, each phase in the order of Axes.
@@ -235,4 +281,38 @@ func nthOnce(k int, act string) string {
 		return "1*" + act
 	}
 	return fmt.Sprintf("%d*off->1*%s", k-1, act)
+}
+
+// Words is the sink schedule in words, one phrase a part: every axis's
+// Words, in the order of Axes (search.Describe puts the runtime first).
+func (s Schedule) Words() []string {
+	if s.Sink == nil {
+		return nil
+	}
+	var w []string
+	for _, a := range Axes {
+		w = append(w, a.Words(s)...)
+	}
+	return w
+}
+
+// FailureWords are what the axes make of a failure with verdict v (none
+// for a pass): every axis's FailureWords, in the order of Axes.
+func (s Schedule) FailureWords(v verdict.Verdict) []string {
+	if s.Sink == nil {
+		return nil
+	}
+	var w []string
+	for _, a := range Axes {
+		w = append(w, a.FailureWords(s, v)...)
+	}
+	return w
+}
+
+// plural is n things in words: "1 line", "2 lines".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

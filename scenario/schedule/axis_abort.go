@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"logjam/verdict"
 
 	"logjam/scenario"
 )
@@ -19,6 +20,48 @@ type Abort struct {
 type abortAxis struct{ noAxisPart }
 
 func (abortAxis) Name() string { return "abort" }
+
+// Draws: its draws, at their places in the draw order (DrawAt).
+func (a abortAxis) Draws() []DrawAt { return []DrawAt{{3, a.drawEnding}, {11, a.draw}} }
+
+func (abortAxis) Parts(k *Sink) []any { return []any{&k.Abort} }
+
+// Words: the lines after the abort and how it comes.
+func (abortAxis) Words(s Schedule) []string {
+	a := s.Sink.Abort
+	if a == nil {
+		return nil
+	}
+	end := "abort()"
+	if a.Fatal {
+		end = "a Fatal line (abort)"
+	}
+	return []string{fmt.Sprintf("main's last call logs %d more, then %s", a.After, end)}
+}
+
+// FailureWords: a lost line at an abort says how it came (a stall
+// before it), and any failure with other threads at the abort says so.
+func (abortAxis) FailureWords(s Schedule, v verdict.Verdict) []string {
+	k := s.Sink
+	if k.Abort == nil || v == verdict.OK {
+		return nil
+	}
+	var w []string
+	if v == verdict.Lost {
+		a := "abort"
+		if k.Abort.Fatal {
+			a = "fatal"
+		}
+		if k.FD2.StallMs > 0 {
+			a = "stall+" + a
+		}
+		w = append(w, a)
+	}
+	if len(k.Threads) > 1 {
+		w = append(w, "threads at the abort")
+	}
+	return w
+}
 
 func (abortAxis) Validate(k *Sink) error {
 	if k.Abort != nil && (k.Abort.After < 0 || k.Abort.After > 64) {
@@ -103,10 +146,10 @@ func (abortAxis) drawEnding(d Drawer, _ *Schedule, st *drawState) {
 	st.ending = pick(d, []string{"done", "done", "fatal", "abort"}, "ending")
 }
 
-// Draw: the abort, once the calls and the SIGINT are drawn. Without a
+// draw: the abort, once the calls and the SIGINT are drawn. Without a
 // Fatal line, the contract covers only lines that had a way out before
 // the abort: after a stall, at least one line once fd 2 has room again.
-func (abortAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+func (abortAxis) draw(d Drawer, s *Schedule, st *drawState) {
 	k := s.Sink
 	if st.ending == "done" {
 		return

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"logjam/verdict"
 
 	"logjam/scenario"
 )
@@ -25,6 +26,25 @@ type CrashPart struct {
 type crashAxis struct{ noAxisPart }
 
 func (crashAxis) Name() string { return "crash" }
+
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a crashAxis) Draws() []DrawAt { return []DrawAt{{23, a.draw}} }
+
+func (crashAxis) Parts(k *Sink) []any { return []any{&k.CrashPart} }
+
+func (crashAxis) Words(s Schedule) []string {
+	if c := s.Sink.Crash; c != nil {
+		return []string{fmt.Sprintf("a crash handler's Fatal line at outside line %d", c.At)}
+	}
+	return nil
+}
+
+func (crashAxis) FailureWords(s Schedule, v verdict.Verdict) []string {
+	if s.Sink.Crash != nil && v != verdict.OK {
+		return []string{"crash handler"}
+	}
+	return nil
+}
 
 // Validate: the crash interrupts one of the main thread's lines outside a
 // call, and a run has one ending.
@@ -112,7 +132,7 @@ func (crashAxis) Steps(s Schedule) []Step {
 	}
 }
 
-// Draw: a run with no abort crashes one time in three at one of its lines
+// draw: a run with no abort crashes one time in three at one of its lines
 // outside a call at its end (given 8 of them if it had none); the
 // daemons and the fork it would never reach are dropped with it. The
 // crash that meets the keep's lock held needs sys.stderr replaced (logjam
@@ -122,7 +142,7 @@ func (crashAxis) Steps(s Schedule) []Step {
 // replaced the draw silences them (else the crash would lie outside the
 // contract and be dropped).
 // TestCrashDrawMeetsTheKeepLock pins how often a crash meets that lock.
-func (crashAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+func (crashAxis) draw(d Drawer, s *Schedule, _ *drawState) {
 	if s.Sink.Abort != nil || d.IntRange(0, 2, "crash?") > 0 {
 		return
 	}

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"logjam/verdict"
 
 	"logjam/failpoints"
 )
@@ -21,6 +22,31 @@ type DaemonThreads struct {
 type daemonsAxis struct{ noAxisPart }
 
 func (daemonsAxis) Name() string { return "daemons" }
+
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a daemonsAxis) Draws() []DrawAt { return []DrawAt{{15, a.draw}} }
+
+func (daemonsAxis) Parts(k *Sink) []any { return []any{&k.DaemonThreads} }
+
+func (daemonsAxis) Words(s Schedule) []string {
+	k := s.Sink
+	if k.Daemons == 0 {
+		return nil
+	}
+	d := plural(k.Daemons, "daemon thread")
+	if k.GILDroppedMs > 0 {
+		d += fmt.Sprintf(" (a write holds its line %d ms after dropping the GIL)", k.GILDroppedMs)
+	}
+	return []string{d}
+}
+
+// FailureWords: a crash with daemons is the exit's.
+func (daemonsAxis) FailureWords(s Schedule, v verdict.Verdict) []string {
+	if v == verdict.Crash && s.Sink.Daemons > 0 {
+		return []string{"daemons"}
+	}
+	return nil
+}
 
 func (daemonsAxis) Validate(k *Sink) error {
 	switch {
@@ -56,13 +82,13 @@ func (daemonsAxis) Steps(s Schedule) []Step {
 	return steps
 }
 
-// Draw: daemons, with no abort, once the lines outside a call are drawn.
+// draw: daemons, with no abort, once the lines outside a call are drawn.
 // A daemon frozen by finalization inside a stream's write that released
 // the GIL (slow, waiting for a signal) never finishes that write: no sink
 // can deliver it. The daemons' exit window is widened one time in four: a
 // Python write holds its line after it dropped the GIL (the verdict must
 // not move).
-func (daemonsAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+func (daemonsAxis) draw(d Drawer, s *Schedule, _ *drawState) {
 	k := s.Sink
 	if k.Abort != nil {
 		return

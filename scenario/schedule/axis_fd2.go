@@ -38,6 +38,53 @@ type fd2Axis struct{ noAxisPart }
 
 func (fd2Axis) Name() string { return "fd2" }
 
+// Draws: its draws, at their places in the draw order (DrawAt).
+func (a fd2Axis) Draws() []DrawAt { return []DrawAt{{4, a.drawKind}, {6, a.drawSize}} }
+
+// Parts: FD2 (its stalls and refused writes, parts of it, are the stalls
+// and fd2-errors axes').
+func (fd2Axis) Parts(k *Sink) []any { return []any{&k.FD2} }
+
+// Words: fd 2's kind, then its stalls and refused writes (the stalls and
+// fd2-errors axes' parts of FD2, read as one phrase with it).
+func (fd2Axis) Words(s Schedule) []string {
+	f := s.Sink.FD2
+	var w string
+	switch f.Kind {
+	case FD2File:
+		w = "fd 2 a file"
+	case FD2Pipe:
+		w = fmt.Sprintf("fd 2 a %d-byte pipe", f.Capacity)
+	case FD2PTY:
+		w = "fd 2 a pty"
+	case FD2IPyKernel, FD2Wurlitzer:
+		w = fmt.Sprintf("fd 2 %s's %d-byte pipe, read %d bytes at a time", f.Kind, f.Capacity, f.Chunk)
+	default:
+		w = "fd 2 " + f.Kind
+	}
+	if f.StallMs > 0 {
+		w += fmt.Sprintf(", stalled %d ms", f.StallMs)
+	}
+	if n := len(f.Stalls); n > 0 {
+		w += ", " + plural(n, "stall")
+		sig := 0
+		for _, st := range f.Stalls {
+			sig += b2i(st.Sigint)
+		}
+		if sig > 0 {
+			w += fmt.Sprintf(" (%d with a SIGINT)", sig)
+		}
+	}
+	if e := f.Errors; e != nil {
+		times := "every write"
+		if e.Times > 0 {
+			times = plural(e.Times, "write")
+		}
+		w += fmt.Sprintf(", %s refused with %s after %s", times, e.Errno, plural(e.After, "write"))
+	}
+	return []string{w}
+}
+
 func (fd2Axis) Validate(k *Sink) error {
 	f := k.FD2
 	switch {

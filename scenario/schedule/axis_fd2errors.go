@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"logjam/verdict"
 	"slices"
 	"strings"
 
@@ -35,6 +36,18 @@ var Errnos = []string{ErrnoEPIPE, ErrnoEAGAIN, ErrnoENOSPC, ErrnoEIO}
 type fd2ErrorsAxis struct{ noAxisPart }
 
 func (fd2ErrorsAxis) Name() string { return "fd2-errors" }
+
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a fd2ErrorsAxis) Draws() []DrawAt { return []DrawAt{{16, a.draw}} }
+
+func (fd2ErrorsAxis) Parts(k *Sink) []any { return []any{&k.FD2.Errors} }
+
+func (fd2ErrorsAxis) FailureWords(s Schedule, v verdict.Verdict) []string {
+	if e := s.Sink.FD2.Errors; e != nil && v != verdict.OK {
+		return []string{"fd2 " + e.Errno}
+	}
+	return nil
+}
 
 func (fd2ErrorsAxis) Validate(k *Sink) error {
 	e := k.FD2.Errors
@@ -100,13 +113,13 @@ func (fd2ErrorsAxis) Steps(s Schedule) []Step {
 	return append(steps, count(PhasePart, "fd-2 errors after", e.After, func(c *Schedule, n int) { c.Sink.FD2.Errors.After = n }))
 }
 
-// Draw: write(2) calls on fd 2 the kernel refuses, when the swarm has
+// draw: write(2) calls on fd 2 the kernel refuses, when the swarm has
 // them (none three times in four): an errno, the write calls that go
 // through first (up to about the lines the schedule logs, so the
 // refusals land anywhere in the run, at its end too), and how many are
 // refused: once, a few, or every one from there on; EAGAIN (no room) only
 // a bounded run of them.
-func (fd2ErrorsAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+func (fd2ErrorsAxis) draw(d Drawer, s *Schedule, st *drawState) {
 	if !st.sw.fd2Errors || d.IntRange(0, 3, "fd2 errors?") > 0 {
 		return
 	}

@@ -23,6 +23,23 @@ type forkAxis struct{ noAxisPart }
 
 func (forkAxis) Name() string { return "fork" }
 
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a forkAxis) Draws() []DrawAt { return []DrawAt{{22, a.draw}} }
+
+func (forkAxis) Parts(k *Sink) []any { return []any{&k.ForkPart} }
+
+func (forkAxis) Words(s Schedule) []string {
+	f := s.Sink.Fork
+	if f == nil {
+		return nil
+	}
+	w := fmt.Sprintf("a fork whose child logs %s", plural(f.Lines, "line"))
+	if f.Held {
+		w += ", the sink's locks held"
+	}
+	return []string{w}
+}
+
 // Validate: what the model cannot play right is refused (sim.Runtime.Fork):
 // its child shares the parent's GIL, which a forwarder of fd 2 needs
 // while the child writes to its pipe; the child's copy of an in-memory
@@ -86,10 +103,10 @@ func (forkAxis) Steps(s Schedule) []Step {
 	return steps
 }
 
-// Draw: a run that may fork (the original sys.stderr, fd 2 drained by no
+// draw: a run that may fork (the original sys.stderr, fd 2 drained by no
 // forwarder, no abort) forks one time in four, with the sink's locks held
 // at the fork one time in two, the child logging 0, 1, 4 or 16 lines.
-func (forkAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+func (forkAxis) draw(d Drawer, s *Schedule, _ *drawState) {
 	k := s.Sink
 	if k.FD2.forwarded() || k.Stderr.Kind != StderrOriginal || k.Abort != nil {
 		return

@@ -3,11 +3,14 @@ package schedule
 // forwarderFatalAxis is a Fatal line on a pipe an in-process forwarder
 // drains (docs/CONTRACT.md, "A Fatal line on a forwarder's pipe"). It has
 // no fields of its own: it is fd 2's kind (FD2) meeting the abort (Abort),
-// drawn after the older axes' draws (sinkDraws), which keep forwarders
+// drawn after the older axes' draws (its place, DrawAt), which keep forwarders
 // away from an abort (so that every older seed keeps its schedule).
 type forwarderFatalAxis struct{ noAxisPart }
 
 func (forwarderFatalAxis) Name() string { return "forwarder-fatal" }
+
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a forwarderFatalAxis) Draws() []DrawAt { return []DrawAt{{21, a.draw}} }
 
 // InContract: what reaches fd 2's outliving copy is what logjam kept (a
 // call holding the GIL keeps every line on a forwarder's pipe) and what is
@@ -34,12 +37,12 @@ func (forwarderFatalAxis) InContract(s Schedule) error {
 	return nil
 }
 
-// Draw: a Fatal abort on fd 2 a file meets a forwarder's pipe instead, a
+// draw: a Fatal abort on fd 2 a file meets a forwarder's pipe instead, a
 // quarter of the time, the run cut to what the contract covers there: the
 // main thread's aborting call alone (its pool, the other threads, the
 // daemons, the lines outside a call and any SIGINT gone). The cut changes
 // only the runs this draw picks: the older draws drew them first.
-func (forwarderFatalAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+func (forwarderFatalAxis) draw(d Drawer, s *Schedule, _ *drawState) {
 	k := s.Sink
 	if k.Abort == nil || !k.Abort.Fatal || k.FD2.Kind != FD2File || len(k.Threads) == 0 || len(k.Threads[0].Calls) == 0 ||
 		d.IntRange(0, 3, "forwarder at the fatal line?") > 0 {

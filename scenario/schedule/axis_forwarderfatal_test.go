@@ -52,7 +52,7 @@ func (fixedDrawer) Indexes(_, lo, _ int, _ string) []int { return make([]int, lo
 func TestForwarderFatalAxisDrawsInsideTheContractOnly(t *testing.T) {
 	s := forwarderFatal()
 	s.Sink.FD2 = FD2{Kind: FD2File}
-	forwarderFatalAxis{}.Draw(fixedDrawer{}, &s, nil)
+	forwarderFatalAxis{}.draw(fixedDrawer{}, &s, nil)
 	if s.Sink.FD2.Kind != FD2Wurlitzer || s.InContract() != nil {
 		t.Fatalf("a Fatal line's one call on fd 2 a file was not moved onto a forwarder's pipe inside the contract: %+v (%v)", s.Sink.FD2, s.InContract())
 	}
@@ -61,14 +61,14 @@ func TestForwarderFatalAxisDrawsInsideTheContractOnly(t *testing.T) {
 	s.Sink.Threads = append(s.Sink.Threads, Thread{Outside: 1})
 	s.Sink.Threads[0].Calls = append([]Call{{Lines: 9, Size: 80, Level: "I"}}, s.Sink.Threads[0].Calls...)
 	s.Sink.Daemons = 2
-	forwarderFatalAxis{}.Draw(fixedDrawer{}, &s, nil)
+	forwarderFatalAxis{}.draw(fixedDrawer{}, &s, nil)
 	if k := s.Sink; k.FD2.Kind != FD2Wurlitzer || len(k.Threads) != 1 || len(k.Threads[0].Calls) != 1 || k.Threads[0].Calls[0].Lines != 3 || k.Daemons != 0 || s.InContract() != nil {
 		t.Fatalf("the draw did not cut the run to the main thread's aborting call on a forwarder's pipe: %s (%v)", s.JSON(), s.InContract())
 	}
 	s = forwarderFatal()
 	s.Sink.FD2 = FD2{Kind: FD2File}
 	s.Sink.Abort.Fatal = false
-	forwarderFatalAxis{}.Draw(fixedDrawer{}, &s, nil)
+	forwarderFatalAxis{}.draw(fixedDrawer{}, &s, nil)
 	if s.Sink.FD2.Kind != FD2File {
 		t.Fatalf("the draw put a foreign abort on a forwarder's pipe, outside the contract: %+v", s.Sink.FD2)
 	}

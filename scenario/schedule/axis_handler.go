@@ -26,6 +26,18 @@ type handlerAxis struct{ noAxisPart }
 
 func (handlerAxis) Name() string { return "handler" }
 
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a handlerAxis) Draws() []DrawAt { return []DrawAt{{20, a.draw}} }
+
+func (handlerAxis) Parts(k *Sink) []any { return []any{&k.PythonHandler} }
+
+func (handlerAxis) Words(s Schedule) []string {
+	if s.Sink.Handler == HandlerLogging {
+		return []string{"a SIGINT handler that logs"}
+	}
+	return nil
+}
+
 func (handlerAxis) Validate(k *Sink) error {
 	switch {
 	case k.Handler != HandlerDefault && k.Handler != HandlerLogging:
@@ -56,9 +68,9 @@ func (handlerAxis) Steps(s Schedule) []Step {
 	return []Step{change(PhasePart, "default SIGINT handler", func(c *Schedule) { c.Sink.Handler = HandlerDefault })}
 }
 
-// Draw: where a SIGINT comes (the parent's, or a stall's), the handler
+// draw: where a SIGINT comes (the parent's, or a stall's), the handler
 // logs and returns one time in three.
-func (handlerAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+func (handlerAxis) draw(d Drawer, s *Schedule, _ *drawState) {
 	k := s.Sink
 	if k.Sigint == "" && !k.stallSigint() || k.SigintIgnored || k.Stderr.Kind == StderrSignalWait {
 		return

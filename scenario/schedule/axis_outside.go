@@ -26,6 +26,20 @@ type outsideAxis struct{ noAxisPart }
 
 func (outsideAxis) Name() string { return "outside" }
 
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a outsideAxis) Draws() []DrawAt { return []DrawAt{{14, a.draw}} }
+
+// Parts: OutsideCalls (and each thread's own Outside, a part of the
+// threads axis's Thread).
+func (outsideAxis) Parts(k *Sink) []any { return []any{&k.OutsideCalls} }
+
+func (outsideAxis) Words(s Schedule) []string {
+	if n := s.Sink.outsideLines(); n > 0 {
+		return []string{plural(n, "line") + " outside a call"}
+	}
+	return nil
+}
+
 func (outsideAxis) Validate(k *Sink) error {
 	if k.Outside < 0 || k.Outside > 512 {
 		return fmt.Errorf("outside %d (accepted: 0 to 512)", k.Outside)
@@ -133,10 +147,10 @@ func (k *Sink) outsideLines() int {
 	return n
 }
 
-// Draw: with no abort, lines outside a call at the end, then each
+// draw: with no abort, lines outside a call at the end, then each
 // thread's, after its calls (a destructor at the end of its function, GIL
 // held), each with its text class.
-func (outsideAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+func (outsideAxis) draw(d Drawer, s *Schedule, st *drawState) {
 	k := s.Sink
 	if k.Abort != nil {
 		return

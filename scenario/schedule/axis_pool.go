@@ -23,6 +23,9 @@ type poolAxis struct{ noAxisPart }
 
 func (poolAxis) Name() string { return "pool" }
 
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a poolAxis) Draws() []DrawAt { return []DrawAt{{19, a.draw}} }
+
 func (poolAxis) Validate(k *Sink) error {
 	for i, t := range k.Threads {
 		for j, c := range t.Calls {
@@ -113,10 +116,10 @@ func (poolAxis) Steps(s Schedule) []Step {
 	return steps
 }
 
-// Draw: a call in eight has a pool (when the swarm keeps pools), of 1-4
+// draw: a call in eight has a pool (when the swarm keeps pools), of 1-4
 // workers that log 1-64 lines each; one the contract leaves out is not
 // drawn.
-func (poolAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+func (poolAxis) draw(d Drawer, s *Schedule, _ *drawState) {
 	if !d.Bool("swarm: pool threads") {
 		return
 	}

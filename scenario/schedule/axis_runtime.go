@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"logjam/verdict"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,6 +30,18 @@ type runtimeAxis struct{ noAxisPart }
 
 func (runtimeAxis) Name() string { return "runtime" }
 
+// Draws: its draw, at its place in the draw order (DrawAt).
+func (a runtimeAxis) Draws() []DrawAt { return []DrawAt{{1, a.draw}} }
+
+// FailureWords: a hang on macOS says so (its poll and its signal
+// delivery are its own).
+func (runtimeAxis) FailureWords(s Schedule, v verdict.Verdict) []string {
+	if v == verdict.Hang && s.Platform == "macos" {
+		return []string{"macos"}
+	}
+	return nil
+}
+
 // validateRuntime checks any schedule's platform, Python and buffering
 // (a lazy-init schedule's too).
 func (s Schedule) validateRuntime() error {
@@ -47,8 +60,8 @@ func (runtimeAxis) Steps(Schedule) []Step {
 	return []Step{change(PhaseCoarse, "simplest runtime", func(c *Schedule) { c.Platform, c.Python, c.Buffering = "linux", "3.12", "" })}
 }
 
-// Draw: the platform, the Python and its buffering of sys.stderr, first.
-func (runtimeAxis) Draw(d Drawer, s *Schedule, _ *drawState) {
+// draw: the platform, the Python and its buffering of sys.stderr, first.
+func (runtimeAxis) draw(d Drawer, s *Schedule, _ *drawState) {
 	s.Platform = pick(d, Platforms, "platform")
 	s.Python = pick(d, Pythons, "python")
 	s.Buffering = pick(d, Bufferings, "buffering")

@@ -29,6 +29,26 @@ type sigintAxis struct{ noAxisPart }
 
 func (sigintAxis) Name() string { return "sigint" }
 
+// Draws: its draws, at their places in the draw order (DrawAt).
+func (a sigintAxis) Draws() []DrawAt { return []DrawAt{{8, a.drawIgnored}, {10, a.draw}} }
+
+func (sigintAxis) Parts(k *Sink) []any { return []any{&k.Interrupts} }
+
+func (sigintAxis) Words(s Schedule) []string {
+	k := s.Sink
+	var w []string
+	if k.SigintIgnored {
+		w = append(w, "SIGINT ignored from the start")
+	}
+	switch k.Sigint {
+	case SigintLine:
+		w = append(w, fmt.Sprintf("a SIGINT after main's line %d", k.SigintAt))
+	case SigintBlocked:
+		w = append(w, "a SIGINT once main blocks on fd 2")
+	}
+	return w
+}
+
 func (sigintAxis) Validate(k *Sink) error {
 	switch {
 	case k.Sigint != "" && k.Sigint != SigintLine && k.Sigint != SigintBlocked:
@@ -78,11 +98,11 @@ func (sigintAxis) drawIgnored(d Drawer, s *Schedule, st *drawState) {
 	s.Sink.SigintIgnored = st.sw.sigint && d.IntRange(0, 4, "sigint ignored?") == 0
 }
 
-// Draw: one Ctrl-C source at most, once sys.stderr and the calls are
+// draw: one Ctrl-C source at most, once sys.stderr and the calls are
 // drawn: the stream's own interrupt or a real SIGINT (the abort stall's,
 // if it has one, else at a line of the main thread's first call, or while
 // it is blocked on a timed stall).
-func (sigintAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+func (sigintAxis) draw(d Drawer, s *Schedule, st *drawState) {
 	k := s.Sink
 	streamOwn := k.Stderr.Kind == StderrInterrupt || k.Stderr.Kind == StderrSignalWait
 	st.abortSigint = st.sw.sigint && st.abortStall && !streamOwn && d.IntRange(0, 2, "abort stall sigint?") > 0

@@ -65,6 +65,11 @@ type stallsAxis struct{ noAxisPart }
 
 func (stallsAxis) Name() string { return "stalls" }
 
+// Draws: its draws, at their places in the draw order (DrawAt).
+func (a stallsAxis) Draws() []DrawAt { return []DrawAt{{5, a.drawPlan}, {12, a.draw}} }
+
+func (stallsAxis) Parts(k *Sink) []any { return []any{&k.FD2.Stalling} }
+
 func (stallsAxis) Validate(k *Sink) error {
 	f := k.FD2
 	switch {
@@ -245,10 +250,10 @@ func (stallsAxis) drawPlan(d Drawer, s *Schedule, st *drawState) {
 	st.marks = f.Kind == FD2Pipe && !st.abortStall && d.Bool("stalls at marks?")
 }
 
-// Draw: the stall at the abort, or the stalls at marks, once the calls
+// draw: the stall at the abort, or the stalls at marks, once the calls
 // and the abort are drawn (a foreign abort after a stall needs a line
 // once fd 2 has room again).
-func (stallsAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+func (stallsAxis) draw(d Drawer, s *Schedule, st *drawState) {
 	k := s.Sink
 	foreignNoLine := k.Abort != nil && !k.Abort.Fatal && k.Abort.After < 1
 	switch {

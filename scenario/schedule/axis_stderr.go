@@ -37,6 +37,32 @@ type stderrAxis struct{ noAxisPart }
 
 func (stderrAxis) Name() string { return "stderr" }
 
+// Draws: its draws, at their places in the draw order (DrawAt).
+func (a stderrAxis) Draws() []DrawAt {
+	return []DrawAt{{7, a.draw}, {13, a.drawHalf}, {18, a.drawLateWrite}}
+}
+
+func (stderrAxis) Parts(k *Sink) []any { return []any{&k.Stderr} }
+
+func (stderrAxis) Words(s Schedule) []string {
+	x := s.Sink.Stderr
+	switch x.Kind {
+	case StderrOriginal:
+		return nil
+	case StderrCaptured:
+		return []string{"sys.stderr a StringIO"}
+	case StderrSlow:
+		return []string{fmt.Sprintf("sys.stderr a StringIO taking %d ms a write", x.DelayMs)}
+	case StderrOSError:
+		return []string{fmt.Sprintf("sys.stderr raising OSError from its write %d on", x.K)}
+	case StderrInterrupt:
+		return []string{fmt.Sprintf("sys.stderr raising KeyboardInterrupt at its write %d (%s)", x.K, x.How)}
+	case StderrSignalWait:
+		return []string{"sys.stderr waiting for a SIGINT in its write"}
+	}
+	return []string{"sys.stderr " + x.Kind}
+}
+
 func (stderrAxis) Validate(k *Sink) error {
 	e := k.Stderr
 	switch {
@@ -98,11 +124,11 @@ func (stderrAxis) Steps(Schedule) []Step {
 	return []Step{change(PhasePart, "original sys.stderr", func(c *Schedule) { c.Sink.Stderr = Stderr{Kind: StderrOriginal} })}
 }
 
-// Draw: sys.stderr, when the swarm replaces it, once fd 2 and the stalls'
+// draw: sys.stderr, when the swarm replaces it, once fd 2 and the stalls'
 // plan are drawn: none into a forwarder's OutStream, at a foreign abort
 // (no Fatal line) or at a stall at the abort (lines kept for a replaced
 // one meet the stalled pipe in the fatal path).
-func (stderrAxis) Draw(d Drawer, s *Schedule, st *drawState) {
+func (stderrAxis) draw(d Drawer, s *Schedule, st *drawState) {
 	k := s.Sink
 	if st.sw.stderr && k.FD2.Kind != FD2IPyKernel && st.ending != "abort" && !st.abortStall {
 		k.Stderr.Kind = pick(d, []string{StderrOriginal, StderrCaptured, StderrSlow, StderrOSError, StderrInterrupt, StderrSignalWait}, "stderr")

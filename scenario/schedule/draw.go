@@ -1,5 +1,10 @@
 package schedule
 
+import (
+	"cmp"
+	"slices"
+)
+
 // A Drawer is where a draw gets its choices (package gen gives rapid's;
 // this package never imports rapid, so that the child, which decodes
 // schedules and never draws one, does not link it). Each choice is
@@ -65,39 +70,37 @@ type drawState struct {
 	done        bool   // the schedule is whole: no later step draws
 }
 
-// sinkDraws are a sink schedule's draws, each a method of the axis it
-// draws, in their order: a step draws after every step whose choices it
-// depends on (the ending, fd 2's kind, the calls), reading them from the
-// schedule or from drawState, and a step added later goes last, so that every seed keeps every earlier choice (rapid's
-// stream is positional: the order is every seed's schedule; moving a
-// step moves them, TestEverySeedDrawsItsGoldenSchedule in package gen).
-var sinkDraws = []func(d Drawer, s *Schedule, st *drawState){
-	runtimeAxis{}.Draw,
-	drawSwarm,
-	abortAxis{}.drawEnding,
-	fd2Axis{}.drawKind,
-	stallsAxis{}.drawPlan,
-	fd2Axis{}.drawSize,
-	stderrAxis{}.Draw,
-	sigintAxis{}.drawIgnored,
-	threadsAxis{}.Draw,
-	sigintAxis{}.Draw,
-	abortAxis{}.Draw,
-	stallsAxis{}.Draw,
-	stderrAxis{}.drawHalf,
-	outsideAxis{}.Draw,
-	daemonsAxis{}.Draw,
-	// Drawn after the ones above, which a seed kept when these were added
-	// (the swarm flags changed every seed's schedule since).
-	fd2ErrorsAxis{}.Draw,
-	threadsAxis{}.drawAtAbort,
-	stderrAxis{}.drawLateWrite,
-	poolAxis{}.Draw,
-	handlerAxis{}.Draw,
-	forwarderFatalAxis{}.Draw,
-	forkAxis{}.Draw,
-	crashAxis{}.Draw,
+// A DrawAt is one of an axis's draws (Axis.Draws) at its place in a sink
+// schedule's draw order: DrawSink runs every axis's draws in increasing
+// Place. A draw comes after every draw whose choices it depends on (the
+// ending, fd 2's kind, the calls), reading them from the schedule or from
+// drawState. rapid's stream is positional: the order is every seed's
+// schedule, so a draw added later takes a place after every other (the
+// largest place plus one), and moving one moves them
+// (TestEverySeedDrawsItsGoldenSchedule in package gen;
+// TestEveryDrawHasAPlaceOfItsOwn says which place is free).
+type DrawAt struct {
+	Place int
+	Draw  func(d Drawer, s *Schedule, st *drawState)
 }
+
+// swarmDraw is the swarm's flags, the one draw of no axis: before any
+// fault.
+var swarmDraw = DrawAt{2, drawSwarm}
+
+// sinkDraws are a sink schedule's draws in their order: the swarm's and
+// every registered axis's, by place.
+func sinkDraws() []DrawAt {
+	draws := []DrawAt{swarmDraw}
+	for _, a := range Axes {
+		draws = append(draws, a.Draws()...)
+	}
+	slices.SortStableFunc(draws, func(a, b DrawAt) int { return cmp.Compare(a.Place, b.Place) })
+	return draws
+}
+
+// drawOrder is sinkDraws, made once.
+var drawOrder = sinkDraws()
 
 // DrawSink draws a sink schedule of one of policies. rapid shrinks each
 // choice toward its first, smallest or absent value, so a shrunk
@@ -106,11 +109,11 @@ var sinkDraws = []func(d Drawer, s *Schedule, st *drawState){
 func DrawSink(d Drawer, policies []string) Schedule {
 	s := Schedule{Kind: KindSink, Policy: pick(d, policies, "policy"), Sink: &Sink{}}
 	st := &drawState{}
-	for _, step := range sinkDraws {
+	for _, step := range drawOrder {
 		if st.done {
 			break
 		}
-		step(d, &s, st)
+		step.Draw(d, &s, st)
 	}
 	return s
 }

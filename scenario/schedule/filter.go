@@ -17,8 +17,14 @@ type Filter struct {
 func (f Filter) Check() error {
 	for _, p := range f.Policies {
 		in := slices.Contains(SinkPolicies, p) && f.Kind != KindLazyInit || slices.Contains(LazyVariants, p) && f.Kind != KindSink
-		if !in {
-			return fmt.Errorf("policy %q is not a policy or variant of kind %q (accepted: %s, %s)", p, f.Kind, strings.Join(SinkPolicies, ", "), strings.Join(LazyVariants, ", "))
+		switch {
+		case in:
+		case f.Kind == KindSink:
+			return fmt.Errorf("policy %q is not a sink policy (accepted with -kind sink: %s)", p, strings.Join(SinkPolicies, ", "))
+		case f.Kind == KindLazyInit:
+			return fmt.Errorf("policy %q is not a lazy-init variant (accepted with -kind lazyinit: %s)", p, strings.Join(LazyVariants, ", "))
+		default:
+			return fmt.Errorf("policy %q is neither a sink policy nor a lazy-init variant (accepted: %s; %s)", p, strings.Join(SinkPolicies, ", "), strings.Join(LazyVariants, ", "))
 		}
 	}
 	if f.Kind != "" && !slices.Contains(Kinds, f.Kind) {

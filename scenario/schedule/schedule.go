@@ -74,24 +74,6 @@ func (s *Schedule) upgrade() error {
 	return nil
 }
 
-// Sink is a script against the log path: a composition of the axes (see
-// Axes), each of which owns its fields, embedded here so that the JSON
-// stays one flat object per part.
-type Sink struct {
-	FD2    FD2    `json:"fd2"`
-	Stderr Stderr `json:"stderr"`
-	Interrupts
-	// Threads are the Python threads; Threads[0] is the main thread.
-	Threads []Thread `json:"threads"`
-	// Abort ends the main thread's last call.
-	Abort *Abort `json:"abort,omitempty"`
-	OutsideCalls
-	DaemonThreads
-	PythonHandler
-	ForkPart
-	CrashPart
-}
-
 // Encode is the schedule as one command-line word: base64 (URL alphabet,
 // no padding) of its compact JSON.
 func (s Schedule) Encode() string {

@@ -45,8 +45,8 @@ func heldRoomChild(name string) int {
 // waiting writer's, so another thread's room check finds none, however
 // fast or slow the parent reads. Before, the parent read as bytes arrived
 // and the check found room (its line went into the middle of T2's write)
-// or not as the reader's pace went: random search, merged, nightly seed
-// 17646382, LOST 17 of 20 beside two busy loops, OK otherwise.
+// or not as the reader's pace went: random search, merged, LOST in most
+// plays beside two busy loops, OK otherwise.
 func TestARoomCheckBesideAWriteWaitingForTheParentFindsNone(t *testing.T) {
 	for _, pol := range []string{"merged", "adaptive"} {
 		t.Run(pol, func(t *testing.T) {

@@ -46,7 +46,7 @@ func holdEndChild(name string) int {
 // is to act on the release (a planted 100 ms). Before, parentReads ended
 // the hold when it next looked, and the second write found the first one's
 // last page still in the pipe, or gone, as the reader's pace went (random
-// search: merged, nightly seeds 868199431 and 195861052, OK or LOST).
+// search: merged, OK or LOST).
 func TestAWriteRightAfterAHoldMeetsTheDrainedPipe(t *testing.T) {
 	blocked := 0
 	out, err := parentSide(t, "hold-end merged", scenario.FD2ParentPipe, true, func(ev telemetry.Event) {

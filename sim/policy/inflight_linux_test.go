@@ -52,8 +52,8 @@ func inFlightChild(name string) int {
 // has reached its next wait, so T2's write finds the pipe full first and
 // the main thread's line waits its turn behind it, however long T2 took to
 // get there. Before, the line went into the pipe ahead of T2's write or
-// behind it as the scheduler ran the two (random search: merged, nightly
-// seed 111274240, LOST or DOUBLEINT).
+// behind it as the scheduler ran the two (random search: merged, LOST or
+// DOUBLEINT).
 func TestAWriteInFlightReachesFD2BeforeTheGILHoldersLine(t *testing.T) {
 	for _, pol := range []string{"merged", "adaptive"} {
 		t.Run(pol, func(t *testing.T) {

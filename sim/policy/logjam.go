@@ -1,5 +1,9 @@
 package policy
 
+// Over 400 lines on purpose: logjam's Emit, Exit, fatal path and at-fork
+// handlers share its keep and its calls' state; together they are the
+// model of logjam.hpp (docs/SINK.md), read side by side with it.
+
 import (
 	"fmt"
 	"time"

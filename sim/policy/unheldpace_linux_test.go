@@ -33,7 +33,7 @@ func unheldPaceChild(name string) int {
 // bytes exceed the pipe, never because the reader had not caught up yet.
 // Before, the second write found the first one's bytes still there or
 // not as the reader got a CPU, and blocked or not (random search:
-// adaptive, nightly seed 709180663, BADESC or OK).
+// adaptive, BADESC or OK).
 func TestAWriteFindsWhatTheReaderLeftReadWhateverItsPace(t *testing.T) {
 	var blocked []string
 	out, err := parentSide(t, "unheld-pace fd2", scenario.FD2ParentPipe, true, func(ev telemetry.Event) {

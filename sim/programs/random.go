@@ -5,11 +5,8 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 
-	"logjam/internal/pytext"
-	"logjam/pipes"
 	"logjam/scenario/schedule"
 	"logjam/sim"
 	"logjam/sim/lazyinit"
@@ -33,49 +30,115 @@ func playSchedule(e *Env) *sim.PyErr {
 	return (&sinkPlayer{e: e, s: s.Sink}).play()
 }
 
+// sinkPlayer plays a sink schedule: the workload (the threads, their
+// calls and lines, the lines outside a call, as the threads and outside
+// axes say) is played here, and every other axis by its child half
+// (axisPlay, random_<axis>.go), which plugs into the workload's hook
+// points. The nemesis's state (the stalls, their SIGINTs and resumes) is
+// nemesis's (random_stalls.go).
 type sinkPlayer struct {
 	e        *Env
 	s        *schedule.Sink
 	threads  []*sim.Thread
 	backends [2]*sim.Backend
-	// stallEnded: the stall of fd 2 has been ended (by a blocked write or
-	// the abort), once.
-	stallEnded atomic.Bool
+	// halves are the schedule's axes' child halves, in the order of
+	// schedule.Axes.
+	halves []axisPlay
 	// scriptDone: the main thread has joined every thread; the script's
 	// last statement is behind it, so neither the stall at the start nor
 	// one at a line sends a SIGINT from here on (it would reach no caller:
 	// the contract's edge).
 	scriptDone atomic.Bool
-	// stalls: the stalls that start at marks (schedule.Stall); live[i]
-	// while stall i is on and not yet felt.
-	live []atomic.Bool
-	// sigints: observers that may send a SIGINT on a blocked write and have
-	// not yet decided (or whose SIGINT has not yet reached the model); a
-	// timed stall's resume waits for them (resumeOnceSettled).
-	sigints pendingSIGINTs
-	// resumes counts the fd2-resume marks sent. The reader's stop is one
-	// state: stalls felt by one blocked write end with the first resume,
-	// and each observer sends its resume only if none came since its stall
-	// began (sendResume): otherwise two timed stalls felt by one write
-	// each send one, and the later, sent after a new stall began, ends
-	// that stall at once (docs/TRUST.md, "A resume ends only its own
-	// stall"; pinned by suites/random's entry "seed 4049447: adaptive LOST
-	// (a stale resume does not end a later stall)").
-	resumeMu sync.Mutex
-	resumes  int
+	nemesis
+}
+
+// An axisPlay is the child's half of a schedule axis (schedule.Axis): what
+// the axis does at the workload's hook points, each called for every
+// axis's half in the order of schedule.Axes. A half embeds noPlay for the
+// hooks it has nothing at, and registers itself with playAxis from its own
+// file. Every hook runs on the thread named (the main thread where none
+// is), GIL held, unless it says otherwise.
+type axisPlay interface {
+	// beforeThreads: before the threads start (fd 2's forwarder,
+	// sys.stderr, a SIGINT handler, the stall at the start).
+	beforeThreads(p *sinkPlayer)
+	// threadsStarted: every thread is started and queued for the GIL; the
+	// main thread's first call is next.
+	threadsStarted(p *sinkPlayer)
+	// atLine: the call at.c is about to log its line n (n == at.c.Lines:
+	// its lines are done), its backend's lock held.
+	atLine(p *sinkPlayer, at callAt, n int)
+	// afterLines: the call logged its own lines, its backend's lock held
+	// (a pool's workers log then).
+	afterLines(p *sinkPlayer, at callAt)
+	// callEnds: the call's last moment with its backend's lock held (an
+	// abort ends the run there).
+	callEnds(p *sinkPlayer, at callAt)
+	// joined: the main thread has joined every thread; its own lines
+	// outside a call are next.
+	joined(p *sinkPlayer)
+	// scriptEnds: the main thread has logged its lines outside a call:
+	// the script's last statements (a fork, the capture of fd 2 left). A
+	// non-nil exception ends the script there.
+	scriptEnds(p *sinkPlayer) *sim.PyErr
+	// atExit: the interpreter exits (daemon threads); the exception is the
+	// run's.
+	atExit(p *sinkPlayer) *sim.PyErr
+}
+
+// callAt is where a call is: thread Thread's call Call (-1 and -1 for a
+// nested call), on t, its backend be; First and Last: the main thread's
+// first and last top-level call.
+type callAt struct {
+	t            *sim.Thread
+	Thread, Call int
+	c            schedule.Call
+	be           *sim.Backend
+	First, Last  bool
+}
+
+// noPlay is what a half embeds for the hooks it has nothing at.
+type noPlay struct{}
+
+func (noPlay) beforeThreads(*sinkPlayer)         {}
+func (noPlay) threadsStarted(*sinkPlayer)        {}
+func (noPlay) atLine(*sinkPlayer, callAt, int)   {}
+func (noPlay) afterLines(*sinkPlayer, callAt)    {}
+func (noPlay) callEnds(*sinkPlayer, callAt)      {}
+func (noPlay) joined(*sinkPlayer)                {}
+func (noPlay) scriptEnds(*sinkPlayer) *sim.PyErr { return nil }
+func (noPlay) atExit(*sinkPlayer) *sim.PyErr     { return nil }
+
+// axisPlays are the registered child halves, by axis name: each makes the
+// half for one run of a schedule, or nil when the schedule has nothing of
+// the axis to play.
+var axisPlays = map[string]func(k *schedule.Sink) axisPlay{}
+
+// playAxis registers the child half of the axis named name (from its
+// file's init); a name no axis has, or one registered twice, panics at
+// the child's start, and so every test of this package.
+func playAxis(name string, half func(k *schedule.Sink) axisPlay) {
+	if !slices.ContainsFunc(schedule.Axes, func(a schedule.Axis) bool { return a.Name() == name }) {
+		panic(fmt.Sprintf("playAxis(%q): no such axis in schedule.Axes", name))
+	}
+	if axisPlays[name] != nil {
+		panic(fmt.Sprintf("playAxis(%q): registered twice", name))
+	}
+	axisPlays[name] = half
 }
 
 func (p *sinkPlayer) play() *sim.PyErr {
 	e, k := p.e, p.s
 	rt, in, main := e.RT, e.RT.In, e.Main
-	p.sigints.fd2 = rt.FD2
-	p.installHandler()
-	capture := p.arrangeFD2()
-	p.arrangeStderr()
-	p.startInitialStall()
-
-	if len(k.FD2.Stalls) > 0 {
-		p.live = make([]atomic.Bool, len(k.FD2.Stalls))
+	for _, a := range schedule.Axes {
+		if half := axisPlays[a.Name()]; half != nil {
+			if h := half(k); h != nil {
+				p.halves = append(p.halves, h)
+			}
+		}
+	}
+	for _, h := range p.halves {
+		h.beforeThreads(p)
 	}
 
 	p.backends = [2]*sim.Backend{rt.NewBackend("xnnpack"), rt.NewBackend("vulkan")}
@@ -91,10 +154,8 @@ func (p *sinkPlayer) play() *sim.PyErr {
 		// who runs next, not the Go scheduler.
 		in.G.WaitUntil(func() bool { return slices.Contains(in.GIL.WaitersLocked(), t) })
 	}
-	for _, st := range k.FD2.Stalls {
-		if st.SigintThread > 0 {
-			rt.FD2.DeliverSIGINTTo(p.threads[st.SigintThread])
-		}
+	for _, h := range p.halves {
+		h.threadsStarted(p)
 	}
 	p.calls(main, 0)
 	for _, t := range p.threads[1:] {
@@ -102,34 +163,29 @@ func (p *sinkPlayer) play() *sim.PyErr {
 		p.evalCheck(main, "in join") // a Ctrl-C another thread's write let through
 	}
 	p.scriptDone.Store(true)
-	for i, st := range k.FD2.Stalls {
-		if st.At == schedule.StallAtExit {
-			p.startStall(main, i)
+	for _, h := range p.halves {
+		h.joined(p)
+	}
+	p.outside(main, k.Outside, k.OutsideText)
+	for _, h := range p.halves {
+		if err := h.scriptEnds(p); err != nil {
+			return err
 		}
 	}
-	p.armCrash()
-	p.outside(main, k.Outside, k.OutsideText)
-	if err := p.fork(); err != nil {
-		return err
+	for _, h := range p.halves {
+		if exc := h.atExit(p); exc != nil {
+			return exc
+		}
 	}
-	if capture != nil {
-		must(capture.Close(main))
-	}
-	var exc *sim.PyErr
-	if k.Daemons > 0 {
-		exc = daemonsLogAtExit(e, k.Daemons, false, false)
-	}
-	return exc
+	return nil
 }
 
-// calls runs thread i's calls; the main thread's last call carries the
-// schedule's abort, its first the SIGINT after a line.
+// calls runs thread i's calls.
 func (p *sinkPlayer) calls(t *sim.Thread, i int) {
 	calls := p.s.Threads[i].Calls
 	for j, c := range calls {
-		p.e.call(t, "execute", func() *sim.NativeError {
-			return p.body(t, i, j, c, i == 0 && j == 0, i == 0 && j == len(calls)-1)
-		})
+		at := callAt{t: t, Thread: i, Call: j, c: c, be: p.backends[c.Backend], First: i == 0 && j == 0, Last: i == 0 && j == len(calls)-1}
+		p.e.call(t, "execute", func() *sim.NativeError { return p.body(at) })
 		// The script's next bytecode: a Ctrl-C still pending (the call
 		// raised something else first) raises there.
 		p.evalCheck(t, "after execute")
@@ -152,130 +208,41 @@ func (p *sinkPlayer) outside(t *sim.Thread, n int, text *schedule.Text) {
 	}
 }
 
-func (p *sinkPlayer) body(t *sim.Thread, i, j int, c schedule.Call, first, last bool) *sim.NativeError {
-	e, k, rt := p.e, p.s, p.e.RT
-	be := p.backends[c.Backend]
-	be.L.Acquire(t)
+// body is a call's native body: holding its backend's lock, it logs its
+// lines, the axes' halves at each hook point.
+func (p *sinkPlayer) body(at callAt) *sim.NativeError {
+	t, c, rt := at.t, at.c, p.e.RT
+	at.be.L.Acquire(t)
 	if c.WaitFor > 0 {
 		// The seeded switch point: the other thread runs up to its next wait.
 		rt.G.WaitUntilIdle(p.threads[c.WaitFor-1])
 	}
 	lvl := sim.Level(c.Level[0])
-	sigintAt := -1
-	if first && k.Sigint == schedule.SigintLine {
-		sigintAt = k.SigintAt
-	}
 	for n := 0; n <= c.Lines; n++ {
-		if n == sigintAt {
-			p.sigint(t)
-		}
-		for s, st := range k.FD2.Stalls {
-			if st.At == schedule.StallAtLine && st.Thread == i && st.Call == j && st.Line == n {
-				p.startStall(t, s)
-			}
+		for _, h := range p.halves {
+			h.atLine(p, at, n)
 		}
 		if n < c.Lines {
-			rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 211, message(c, n))
+			rt.LogBytes(t, lvl, at.be.Name+"_backend.cpp", 211, message(c, n))
 		}
 	}
-	if c.Pool != nil {
-		p.pool(t, c)
+	for _, h := range p.halves {
+		h.afterLines(p, at)
 	}
-	if last && k.Abort != nil {
-		stalled := k.FD2.StallMs > 0 || len(k.FD2.Stalls) > 0
-		if stalled {
-			// The stalls end here if no blocked write ended them.
-			if k.FD2.StallMs > 0 && p.stallEnded.CompareAndSwap(false, true) {
-				pauseFD2(e, 0)
-			}
-			for s := range p.live {
-				if p.live[s].CompareAndSwap(true, false) {
-					p.resumeMu.Lock()
-					p.resumeLocked()
-					p.resumeMu.Unlock()
-				}
-			}
-		}
-		p.othersSettled(t)
-		if stalled {
-			// The delegate works on until the parent has read everything.
-			rt.WaitDrained(t)
-		}
-		fill := false
-		after := 0
-		for s, st := range k.FD2.Stalls {
-			if st.At != schedule.StallAtAbort {
-				continue
-			}
-			// The first line after the abort goes while the reader reads:
-			// a catch-up of what the call kept (a room wait that timed out
-			// under load) happens there, not into the stalled pipe.
-			if k.Abort.After > 0 {
-				rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 230, message(c, c.Lines))
-				after = 1
-			}
-			p.startStall(t, s)
-			fill = true
-		}
-		for ; after < k.Abort.After; after++ {
-			msg := message(c, c.Lines+after)
-			if fill && !p.fitsWhole(lvl, be.Name+"_backend.cpp", 230, msg) {
-				break // the stalled pipe is full: nothing is kept for the fatal path
-			}
-			rt.LogBytes(t, lvl, be.Name+"_backend.cpp", 230, msg)
-		}
-		if k.Abort.Fatal {
-			msg := fmt.Sprintf("delegate state corrupt after %d lines", c.Lines+after)
-			if fill {
-				// As long as the call's lines: the full pipe cannot take it.
-				msg += ": " + sim.Filler(0, max(1, min(c.Size, 255)-len(msg)-2))
-			}
-			rt.Log(t, sim.Fatal, be.Name+"_backend.cpp", 340, "%s", msg)
-		}
-		rt.Abort("the delegate called abort() (no fatal line)")
+	for _, h := range p.halves {
+		h.callEnds(p, at)
 	}
-	be.L.Release(t)
+	at.be.L.Release(t)
 	if c.Nested != nil {
 		// The native code calls back into Python (GIL held); the callback
 		// makes a binding call and catches what it raises.
-		nested := *c.Nested
-		p.e.call(t, "execute (nested, from a callback)", func() *sim.NativeError {
-			return p.body(t, -1, -1, nested, false, false)
-		})
+		nested := callAt{t: t, Thread: -1, Call: -1, c: *c.Nested, be: p.backends[c.Nested.Backend]}
+		p.e.call(t, "execute (nested, from a callback)", func() *sim.NativeError { return p.body(nested) })
 	}
 	if c.Fails {
 		return &sim.NativeError{Type: "RuntimeError", Msg: []byte("Execution failed: " + strings.Repeat("错", c.FailChars))}
 	}
 	return nil
-}
-
-// othersSettled is the barrier before an abort with several threads
-// (docs/CONTRACT.md, "Fatal and abort with several threads"): the abort
-// comes once every other thread waits for what only this process can give
-// (the GIL, a lock) or has ended, so a write another thread has under way
-// to a pipe the parent drains has finished (its flush's lines are out) and
-// what the abort finds is the model's state, never the parent's pace.
-func (p *sinkPlayer) othersSettled(t *sim.Thread) {
-	if len(p.threads) < 2 {
-		return
-	}
-	p.e.RT.G.WaitUntilAs(t, "every other thread waits or has ended before the abort", func() bool {
-		for _, o := range p.threads[1:] {
-			if !o.SettledLocked() {
-				return false
-			}
-		}
-		return true
-	})
-}
-
-// fitsWhole reports whether the stalled pipe on fd 2 takes this line whole
-// (the line as the logger formats it); a pipe whose fill cannot be read
-// takes it.
-func (p *sinkPlayer) fitsWhole(lvl sim.Level, file string, line int, msg []byte) bool {
-	q, err := pipes.Queued(2)
-	n := len(pytext.FormatLine(byte(lvl), 0, file, line, pytext.LogMessage(msg)))
-	return err != nil || q+n <= p.s.FD2.Capacity
 }
 
 // message is line n of a call: ASCII filler or three-byte characters after

@@ -12,6 +12,25 @@ import (
 	"logjam/telemetry"
 )
 
+func init() {
+	playAxis("sigint", func(k *schedule.Sink) axisPlay {
+		if k.Sigint != schedule.SigintLine {
+			return nil // a blocked-write SIGINT is the stall's (stallsPlay)
+		}
+		return sigintPlay{}
+	})
+}
+
+// sigintPlay sends the schedule's SIGINT after line SigintAt of the main
+// thread's first call (schedule.SigintLine).
+type sigintPlay struct{ noPlay }
+
+func (sigintPlay) atLine(p *sinkPlayer, at callAt, n int) {
+	if at.First && n == p.s.SigintAt {
+		p.sigint(at.t)
+	}
+}
+
 // pendingSIGINTs counts the observers that may still send a SIGINT on a
 // blocked write: armed when the observer is made, done once it decided
 // not to or its SIGINT reached the model. A stall that ended while one is

@@ -5,12 +5,87 @@ package programs
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"logjam/scenario/schedule"
 	"logjam/sim"
 	"logjam/telemetry"
 )
+
+func init() {
+	playAxis("stalls", func(k *schedule.Sink) axisPlay {
+		if k.FD2.StallMs == 0 && len(k.FD2.Stalls) == 0 {
+			return nil
+		}
+		return stallsPlay{}
+	})
+}
+
+// nemesis is the state of the stalls, their SIGINTs and the resumes that
+// end them, shared by the stalls' observers and the abort that ends them.
+type nemesis struct {
+	// stallEnded: the stall of fd 2 has been ended (by a blocked write or
+	// the abort), once.
+	stallEnded atomic.Bool
+	// stalls: the stalls that start at marks (schedule.Stall); live[i]
+	// while stall i is on and not yet felt.
+	live []atomic.Bool
+	// sigints: observers that may send a SIGINT on a blocked write and have
+	// not yet decided (or whose SIGINT has not yet reached the model); a
+	// timed stall's resume waits for them (resumeOnceSettled).
+	sigints pendingSIGINTs
+	// resumes counts the fd2-resume marks sent. The reader's stop is one
+	// state: stalls felt by one blocked write end with the first resume,
+	// and each observer sends its resume only if none came since its stall
+	// began (sendResume): otherwise two timed stalls felt by one write
+	// each send one, and the later, sent after a new stall began, ends
+	// that stall at once (docs/TRUST.md, "A resume ends only its own
+	// stall"; pinned by suites/random's entry "seed 4049447: adaptive LOST
+	// (a stale resume does not end a later stall)").
+	resumeMu sync.Mutex
+	resumes  int
+}
+
+// stallsPlay is the stalls axis's half: the stall at the start (before
+// the threads), each stall's SIGINT thread told once the threads are
+// made, the stalls at a call's line and the stalls at exit (once every
+// thread is joined).
+type stallsPlay struct{ noPlay }
+
+func (stallsPlay) beforeThreads(p *sinkPlayer) {
+	p.sigints.fd2 = p.e.RT.FD2
+	p.startInitialStall()
+	if n := len(p.s.FD2.Stalls); n > 0 {
+		p.live = make([]atomic.Bool, n)
+	}
+}
+
+// threadsStarted: a stall's SIGINT lands on its thread's blocked write.
+func (stallsPlay) threadsStarted(p *sinkPlayer) {
+	for _, st := range p.s.FD2.Stalls {
+		if st.SigintThread > 0 {
+			p.e.RT.FD2.DeliverSIGINTTo(p.threads[st.SigintThread])
+		}
+	}
+}
+
+func (stallsPlay) atLine(p *sinkPlayer, at callAt, n int) {
+	for s, st := range p.s.FD2.Stalls {
+		if st.At == schedule.StallAtLine && st.Thread == at.Thread && st.Call == at.Call && st.Line == n {
+			p.startStall(at.t, s)
+		}
+	}
+}
+
+func (stallsPlay) joined(p *sinkPlayer) {
+	for i, st := range p.s.FD2.Stalls {
+		if st.At == schedule.StallAtExit {
+			p.startStall(p.e.Main, i)
+		}
+	}
+}
 
 // startInitialStall is the stall at the start (FD2.StallMs): the reader
 // started stalled; the first thread that blocks on fd 2 felt the stall,

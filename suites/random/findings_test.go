@@ -66,6 +66,11 @@ var shrunk = []TableEntry{
 	// is dropped by logjam's at-fork rule (planted: the child's call writes them too, REORDERED). No row of
 	// the matrix has lines kept at a fork; D5 has the lock's part.
 	Entry("zoo fork-child-writes-parents-kept: logjam OK (lines kept process-wide at a fork are the parent's)", `{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"pipe","capacity":4096,"stall_ms":400},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":1,"lines":13,"size":77,"level":"I"}]}],"outside":8,"outside_text":{"size":1025},"fork":{"lines":0}}}`, "OK"),
+	// The zoo's fatal-waits-for-the-gil, shrunk (seed 3000010 of -policy logjam): a crash handler's Fatal line on
+	// the one native worker of the main thread's call, which holds the GIL and joins it; logjam's fatal path never
+	// waits for the GIL (planted: HANG, a cycle of the GIL and the end of MainThread.W0). No row of the matrix runs
+	// a fatal path on a thread without the GIL.
+	Entry("zoo fatal-waits-for-the-gil: logjam OK (a crash handler's Fatal line on a native worker never waits for the GIL)", `{"kind":"sink","policy":"logjam","platform":"linux","python":"3.12","sink":{"fd2":{"kind":"file"},"stderr":{"kind":"original"},"threads":[{"calls":[{"backend":1,"lines":0,"size":254,"level":"E","pool":{"workers":1,"lines":1}}]}],"worker_crash":{"call":0,"worker":0,"at":1}}}`, "OK"),
 	// Hand-made, not shrunk: T1's flush at its outermost exit holds the stdio lock, blocked on the stalled pipe, when
 	// the main thread's next call logs a Fatal line; the fatal path waits for the stdio lock, which the flush lets go
 	// before it takes the GIL back (docs/CONTRACT.md, "Fatal and abort with several threads"; the zoo's

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -169,6 +170,17 @@ inline std::string fill(int fd) {
   }
   if (own) close(nb); else fcntl(fd, F_SETFL, flags);
   return filler;
+}
+
+// read_file: the whole file at path into *got (false: it cannot be opened).
+inline bool read_file(const char *path, std::string *got) {
+  FILE *in = fopen(path, "rb");
+  if (!in) return false;
+  char b[65536];
+  size_t n;
+  while ((n = fread(b, 1, sizeof b, in)) > 0) got->append(b, n);
+  fclose(in);
+  return true;
 }
 
 // queued: bytes waiting in a pipe or socket (FIONREAD).

@@ -351,14 +351,7 @@ TEST(Keep, TheCapLeavesOutTheOldestAndTheNoteCountsThemExactly) {
   EXPECT_TRUE(c.ok());
   EXPECT_EQ(r.got, "") << "with sys.stderr replaced, fd 2 got lines";
   std::string got;
-  {
-    FILE *in = fopen(path, "rb");
-    ASSERT_NE(in, nullptr);
-    char b[65536];
-    size_t n;
-    while ((n = fread(b, 1, sizeof b, in)) > 0) got.append(b, n);
-    fclose(in);
-  }
+  ASSERT_TRUE(ht::read_file(path, &got));
   unlink(path);
   EXPECT_TRUE(ht::same_bytes(got, "executorch: 658 lines (65800 bytes) left out\n" + lines("k", 658, 1000, 100)));
   close(p.r);
@@ -585,12 +578,7 @@ TEST(Kinds, ARegularFileGetsEveryLineInOrderNoneKept) {
   close(f);
   EXPECT_TRUE(c.ok());
   std::string got;
-  FILE *in = fopen(path, "rb");
-  ASSERT_NE(in, nullptr);
-  char b[65536];
-  size_t n;
-  while ((n = fread(b, 1, sizeof b, in)) > 0) got.append(b, n);
-  fclose(in);
+  ASSERT_TRUE(ht::read_file(path, &got));
   unlink(path);
   std::string want;
   for (int k = 0; k < 3; k++) want += lines("f", k * 500, k * 500 + 500, 60 + k * 40);
@@ -630,6 +618,83 @@ TEST(Kinds, ASocketThatFillsThenCatchesUp) {
   EXPECT_TRUE(ht::same_bytes(r.got, filler + lines("k", 0, 40)));
   EXPECT_TRUE(c.ok());
   close(s.parent);
+}
+
+// ---------------------------------------------------------------- fd 2 moved
+
+// The header decides how to write to fd 2 by what fd 2 was, and checks at
+// each line, with one system call, that it still is (fd2::now,
+// refused_now): a tty is still the twin's tty (TIOCGDEV), a file still
+// seekable (lseek). A capture may dup2 a pipe onto fd 2 at any moment, in a
+// call too (another thread, while the call lets the GIL go).
+
+// fd 2 moved off a tty inside a call: the next lines go to the new fd 2,
+// not through the tty's twin, and so do the next call's.
+TEST(Moved, OffATtyInACallTheNextLinesGoToTheNewFd2) {
+  Pty t = raw_pty();
+  ht::Pipe p = ht::one_page_pipe();
+  Child c;
+  int pw = p.w;
+  ht::spawn(c, t.slave, {t.master, p.r}, [pw](Ctl &) -> std::string {
+    logjam::enter();
+    ht::log_all("t", 0, 3);  // the tty, through its twin
+    dup2(pw, 2);
+    close(pw);
+    ht::log_all("p", 0, 3);  // the pipe
+    if (!logjam::leave()) return "leave() raised";
+    if (!ht::call([] { ht::log_all("q", 0, 2); })) return "leave() raised";  // a call's first line: fd2::now
+    return "";
+  });
+  close(t.slave);
+  close(p.w);
+  ht::Reader rp{p.r}, rt{t.master};
+  ASSERT_TRUE(rp.to_eof(5000));
+  EXPECT_TRUE(c.ok());
+  ASSERT_TRUE(rt.to_eof(5000));
+  EXPECT_TRUE(ht::same_bytes(rt.got, lines("t", 0, 3))) << "the tty";
+  EXPECT_TRUE(ht::same_bytes(rp.got, lines("p", 0, 3) + lines("q", 0, 2))) << "the pipe moved onto fd 2";
+  close(p.r);
+  close(t.master);
+}
+
+// fd 2 moved off a file (written plainly, after a refused RWF_NOWAIT where
+// the file system refuses it, as ext4 does) onto a full pipe between two
+// calls: the next call's first line
+// waits the room check's bound and is kept (a plain write would wait for
+// the reader, GIL held), and so is its next line; the exit flush writes
+// them once the reader reads.
+TEST(Moved, OffAFileOntoAFullPipeALineWaitsTheBoundThenIsKept) {
+  char path[] = "/tmp/logjam-headertest-XXXXXX";
+  int f = mkstemp(path);
+  ASSERT_GE(f, 0);
+  ht::Pipe p = ht::one_page_pipe();
+  Child c;
+  int pw = p.w;
+  ht::spawn(c, f, {p.r}, [pw](Ctl &ctl) -> std::string {
+    if (!ht::call([] { ht::log_all("f", 0, 3); })) return "leave() raised";
+    std::string filler = ht::fill(pw);
+    dup2(pw, 2);
+    close(pw);
+    ctl.say("filled " + std::to_string(filler.size()));
+    logjam::enter();
+    ht::log_all("p", 0, 2);
+    ctl.say("logged");
+    return logjam::leave() ? "" : "leave() raised";  // the flush waits for the reader, the GIL let go
+  });
+  close(f);
+  close(p.w);
+  long filled = c.value("filled");
+  ASSERT_GT(filled, 0) << c.ok();
+  ASSERT_TRUE(c.expect("logged", 5000)) << "a line blocked on the full pipe moved onto fd 2";
+  ht::Reader r{p.r};
+  ASSERT_TRUE(r.to_eof(5000));
+  EXPECT_TRUE(c.ok());
+  EXPECT_TRUE(ht::same_bytes(r.got, std::string((size_t)filled, '~') + lines("p", 0, 2)));
+  std::string got;
+  ASSERT_TRUE(ht::read_file(path, &got));
+  unlink(path);
+  EXPECT_TRUE(ht::same_bytes(got, lines("f", 0, 3))) << "the file";
+  close(p.r);
 }
 
 // A write the kernel refuses for good (ENOSPC: /dev/full; EPIPE: a pipe

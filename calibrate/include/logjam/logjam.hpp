@@ -36,8 +36,10 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <type_traits>
@@ -139,13 +141,13 @@ namespace detail {
 inline std::atomic<bool> &replaced_seen() { static std::atomic<bool> r{false}; return r; }
 }  // namespace detail
 
-// stderr_replaced: sys.stderr is not sys.__stderr__ (a capture, a
-// notebook's stream). With the GIL held it asks Python; without, the last
-// answer seen.
-inline bool stderr_replaced() {
-  if (!PyGILState_Check()) return detail::replaced_seen().load();
-  // sys's dict and the two names, looked up once: PySys_GetObject makes a
-  // str of its argument on every call (a third of a direct line's cost).
+namespace detail {
+// ask_replaced: stderr_replaced() with the GIL held (enter, leave, a flush):
+// sys's dict and the two names, looked up once (PySys_GetObject makes a str
+// of its argument on every call); PyDict_GetItemWithError, which neither
+// fetches nor restores an exception (PyDict_GetItem does both, each call),
+// unless one is set already.
+inline bool ask_replaced() {
   static PyObject *sysdict = nullptr, *k_stderr = nullptr, *k_orig = nullptr;
   if (!sysdict) {
     PyObject *sys = PyImport_AddModule("sys");  // borrowed; lives as long as the interpreter
@@ -157,9 +159,26 @@ inline bool stderr_replaced() {
     }
     sysdict = PyModule_GetDict(sys);
   }
-  bool r = PyDict_GetItem(sysdict, k_stderr) != PyDict_GetItem(sysdict, k_orig);
-  detail::replaced_seen().store(r);
+  bool r;
+  if (PyErr_Occurred()) {
+    r = PyDict_GetItem(sysdict, k_stderr) != PyDict_GetItem(sysdict, k_orig);
+  } else {
+    PyObject *err = PyDict_GetItemWithError(sysdict, k_stderr);
+    PyObject *orig = err || !PyErr_Occurred() ? PyDict_GetItemWithError(sysdict, k_orig) : nullptr;
+    if ((!err || !orig) && PyErr_Occurred()) PyErr_Clear();
+    r = err != orig;
+  }
+  replaced_seen().store(r, std::memory_order_relaxed);
   return r;
+}
+}  // namespace detail
+
+// stderr_replaced: sys.stderr is not sys.__stderr__ (a capture, a
+// notebook's stream). With the GIL held it asks Python; without, the last
+// answer seen.
+inline bool stderr_replaced() {
+  if (!PyGILState_Check()) return detail::replaced_seen().load();
+  return detail::ask_replaced();
 }
 
 // daemon_rule: a daemon thread's lines go to fd 2 directly on Linux with
@@ -345,17 +364,35 @@ namespace fd2 {
 
 enum class Kind { File, Pipe, TTY, Socket, Other };
 
-// kind: what fd 2 is now (a capture may dup2 a pipe onto it at any time).
-inline Kind kind() {
-  struct stat st;
-  if (fstat(2, &st) != 0) return Kind::Other;
+// kind_of: what st, fd 2's, is. A file, a block device and a memory
+// device (major 1: /dev/null, /dev/zero, /dev/full) are a File: a plain
+// write never waits for a reader there.
+inline Kind kind_of(const struct stat &st) {
   switch (st.st_mode & S_IFMT) {
     case S_IFIFO: return Kind::Pipe;
     case S_IFSOCK: return Kind::Socket;
     case S_IFREG: case S_IFBLK: return Kind::File;
-    case S_IFCHR: return isatty(2) ? Kind::TTY : Kind::Other;
+    case S_IFCHR: return major(st.st_rdev) == 1 ? Kind::File : isatty(2) ? Kind::TTY : Kind::Other;
   }
   return Kind::Other;
+}
+
+namespace detail {
+// seen: fd 2's kind at its last fstat here (process-wide; -1: none yet).
+// It only picks the check fd2::now makes; that check decides.
+inline std::atomic<int> &seen() { static std::atomic<int> k{-1}; return k; }
+inline Kind see(const struct stat &st) {
+  Kind k = kind_of(st);
+  seen().store((int)k, std::memory_order_relaxed);
+  return k;
+}
+}  // namespace detail
+
+// kind: what fd 2 is now (a capture may dup2 a pipe onto it at any time).
+inline Kind kind() {
+  struct stat st;
+  if (fstat(2, &st) != 0) return Kind::Other;
+  return detail::see(st);
 }
 
 namespace detail {
@@ -363,16 +400,20 @@ namespace detail {
 // pipe, where the kernel refuses RWF_NOWAIT): open("/proc/self/fd/2",
 // O_NONBLOCK). O_NONBLOCK on fd 2 itself would change the description the
 // whole process (and its parent) shares. Kept while fd 2 is the same
-// object (st_dev, st_ino); -1 without /proc.
+// object (st_dev, st_ino); -1 without /proc. A tty's twin also knows the
+// tty's device number (TIOCGDEV on the twin itself): while fd 2 answers
+// TIOCGDEV with the same number, fd 2 is that tty (tty_twin).
 // Once open, the twin is found without a lock (atomics only: the fatal
 // path may run in a signal handler that interrupted its opener, who holds
 // mu); a fatal path that finds the opener busy goes without it (-1: poll,
-// then at most PIPE_BUF).
+// then at most PIPE_BUF). It is (re)opened only with the stdio lock held.
 struct Twin {
   std::mutex mu;  // guards the (re)open
   std::atomic<int> fd{-1};
   std::atomic<dev_t> dev{0};
   std::atomic<ino_t> ino{0};
+  std::atomic<bool> is_tty{false};
+  std::atomic<unsigned> tty{0};  // TIOCGDEV's answer on the twin
 };
 inline Twin &twin() { static Twin t; return t; }
 // in_fatal: a fatal path is running (it waits for no lock without a bound).
@@ -391,20 +432,49 @@ inline int twin_fd(const struct stat &st) {
   if (old >= 0) close(old);
   t.dev.store(st.st_dev);
   t.ino.store(st.st_ino);
-  t.fd.store(open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  return t.fd.load();
+  int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  unsigned d = 0;
+  t.is_tty.store(fd >= 0 && ioctl(fd, TIOCGDEV, &d) == 0);
+  t.tty.store(d);
+  t.fd.store(fd);
+  return fd;
+}
+// tty_twin: the twin while fd 2 is still the tty it was opened on, found
+// with one ioctl (TIOCGDEV: the tty's device number; ENOTTY once fd 2 is
+// no tty), or -1 (then fstat decides). Stdio lock held.
+inline int tty_twin() {
+  Twin &t = twin();
+  int fd = t.fd.load();
+  unsigned d;
+  if (fd < 0 || !t.is_tty.load() || ioctl(2, TIOCGDEV, &d) != 0 || d != t.tty.load()) return -1;
+  return fd;
+}
+
+// plain_write: fd 2 a file (or /dev/null): a plain write.
+inline ssize_t plain_write(const char *p, size_t len) {
+  return write(2, p, len);  // a file always has room
+}
+// twin_write: the twin's write, or without /proc (fd -1) what poll says
+// fits (a pipe takes PIPE_BUF bytes whole once it reports room).
+inline ssize_t twin_write(int fd, const char *p, size_t len) {
+  if (fd >= 0) return write(fd, p, len);
+  struct pollfd q = {2, POLLOUT, 0};
+  if (poll(&q, 1, 0) <= 0 || !(q.revents & POLLOUT)) { errno = EAGAIN; return -1; }
+  return write(2, p, std::min<size_t>(len, PIPE_BUF));
 }
 
 // refused_write: the non-blocking write where fd 2 refused RWF_NOWAIT
 // (EOPNOTSUPP: a file on most file systems, a tty, a pipe before Linux
 // 5.8), by what fd 2 is. Returns what write(2) returns.
-// refused: the fd-2 object (st_dev, st_ino) that last refused RWF_NOWAIT:
-// while fd 2 is still it, try_write goes straight to refused_write (one
-// fstat instead of a refused pwritev2 and an fstat).
+// refused: the fd-2 object (st_dev, st_ino, its kind) that last refused
+// RWF_NOWAIT: while fd 2 is still it, try_write goes straight to its
+// write (refused_now: one check instead of a refused pwritev2 and an
+// fstat).
 struct Refused {
   std::atomic<bool> any{false};
   std::atomic<dev_t> dev{0};
   std::atomic<ino_t> ino{0};
+  std::atomic<int> kind{-1};
 };
 inline Refused &refused() { static Refused r; return r; }
 
@@ -414,6 +484,7 @@ inline ssize_t refused_write(const char *p, size_t len) {
   if (fstat(2, &st) != 0) return write(2, p, len);
   refused().dev.store(st.st_dev);
   refused().ino.store(st.st_ino);
+  refused().kind.store((int)see(st));
   refused().any.store(true);
   return refused_write_st(p, len, st);
 }
@@ -427,22 +498,43 @@ inline bool still_refused(struct stat *st) {
 inline ssize_t refused_write_st(const char *p, size_t len, const struct stat &st) {
   switch (st.st_mode & S_IFMT) {
     case S_IFREG: case S_IFBLK:
-      return write(2, p, len);  // a file always has room
+      return plain_write(p, len);
     case S_IFSOCK:
       return send(2, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-    case S_IFIFO: case S_IFCHR: {
-      int fd = twin_fd(st);
-      if (fd >= 0) return write(fd, p, len);
-      // No /proc: write only what poll says fits (a pipe takes PIPE_BUF
-      // bytes whole once it reports room).
-      struct pollfd q = {2, POLLOUT, 0};
-      if (poll(&q, 1, 0) <= 0 || !(q.revents & POLLOUT)) { errno = EAGAIN; return -1; }
-      return write(2, p, std::min<size_t>(len, PIPE_BUF));
-    }
+    case S_IFIFO: case S_IFCHR:
+      return twin_write(twin_fd(st), p, len);
   }
   return write(2, p, len);
 }
+// refused_now: while fd 2 is the object that refused RWF_NOWAIT (*still),
+// its non-blocking write, after one check of what fd 2 is: a file still
+// seekable (lseek; a pipe, a socket and a tty answer ESPIPE) is written
+// plainly, a tty still the twin's (tty_twin) through the twin, anything
+// else by its fstat (still_refused).
+inline ssize_t refused_now(const char *p, size_t len, bool *still) {
+  *still = true;
+  int k = refused().kind.load();
+  if (k == (int)Kind::File && lseek(2, 0, SEEK_CUR) >= 0) return plain_write(p, len);
+  if (k == (int)Kind::TTY) {
+    if (int fd = tty_twin(); fd >= 0) return twin_write(fd, p, len);
+  }
+  struct stat st;
+  if (still_refused(&st)) return refused_write_st(p, len, st);
+  *still = false;
+  return -1;
+}
 }  // namespace detail
+
+// Now: fd 2 as a call's first line finds it (fd2::now): checked, the line
+// is written as kind says without another check (a File plainly, a TTY
+// through twin); forwarder: fd 2 is a pipe an in-process forwarder drains.
+struct Now {
+  bool checked = false;
+  Kind kind = Kind::Other;
+  int twin = -1;
+  bool forwarder = false;
+};
+inline Now now();
 
 // try_write writes what fd 2 takes now, never blocking, and returns the
 // bytes taken (0: no room). One mechanism for every fd 2:
@@ -450,21 +542,30 @@ inline ssize_t refused_write_st(const char *p, size_t len, const struct stat &st
 // (a pipe, a socket, /dev/null: a pipe takes what fits, a line of at most
 // PIPE_BUF whole or not at all); where the kernel refuses it (EOPNOTSUPP),
 // by what fd 2 is (detail::refused_write): a file a plain write, a socket
-// send(MSG_DONTWAIT), a tty (or an old kernel's pipe) the twin. "No room"
+// send(MSG_DONTWAIT), a tty (or an old kernel's pipe) the twin, each line
+// after one check that fd 2 is still that (detail::refused_now). "No room"
 // from a file is not believed (a file always has room: the plain write).
 // An error other than "no room" gives the bytes up (returns len), as
-// fwrite would.
-inline size_t try_write(const char *p, size_t len) {
+// fwrite would. With now (checked by fd2::now with the stdio lock's holder
+// unchanged since), the first write makes no check of its own. Stdio lock
+// held.
+inline size_t try_write(const char *p, size_t len, const Now *now = nullptr) {
   size_t n = 0;
+  if (now && now->checked && now->kind == Kind::TTY && detail::twin().fd.load() != now->twin) now = nullptr;  // reopened since
   while (n < len) {
-    struct stat st;
-    ssize_t m;
-    if (detail::still_refused(&st)) {
-      m = detail::refused_write_st(p + n, len - n, st);
-    } else {
+    ssize_t m = -1;
+    bool done = false;
+    if (now && now->checked) {
+      m = now->kind == Kind::File ? detail::plain_write(p + n, len - n) : detail::twin_write(now->twin, p + n, len - n);
+      done = true;
+    } else if (detail::refused().any.load()) {
+      m = detail::refused_now(p + n, len - n, &done);
+    }
+    now = nullptr;
+    if (!done) {
       struct iovec v = {(void *)(p + n), len - n};
       m = pwritev2(2, &v, 1, -1, RWF_NOWAIT);
-      if (m < 0 && errno == EAGAIN && kind() == Kind::File) m = write(2, p + n, len - n);
+      if (m < 0 && errno == EAGAIN && kind() == Kind::File) m = detail::plain_write(p + n, len - n);
       else if (m < 0 && (errno == EOPNOTSUPP || errno == EINVAL || errno == ESPIPE)) m = detail::refused_write(p + n, len - n);
     }
     if (m > 0) { n += (size_t)m; continue; }
@@ -530,9 +631,9 @@ inline void write_all(const char *p, size_t len) {
 // write_bounded: the room check that does not serialise writer and reader:
 // a non-blocking write first; only when fd 2 took nothing (or not all) a
 // wait for room bounded by wait_ms, then a write again. Returns the bytes
-// that went out. Stdio lock held.
-inline size_t write_bounded(std::string_view b, int wait_ms) {
-  size_t n = try_write(b.data(), b.size());
+// that went out. now: as try_write's. Stdio lock held.
+inline size_t write_bounded(std::string_view b, int wait_ms, const Now *now = nullptr) {
+  size_t n = try_write(b.data(), b.size(), now);
   if (n == b.size()) return n;
   // No room now: wait for it with poll on fd 2 itself, whatever fd 2 is (a
   // pipe's or socket's room, a tty's POLLOUT; a file is never here: "no
@@ -563,19 +664,19 @@ inline size_t write_bounded(std::string_view b, int wait_ms) {
 // write_line_bounded: write_bounded, and a line fd 2 took only part of is
 // finished before the stdio lock is let go (never half a line on fd 2).
 // False when fd 2 took nothing. Stdio lock held.
-inline bool write_line_bounded(std::string_view b, int wait_ms) {
+inline bool write_line_bounded(std::string_view b, int wait_ms, const Now *now = nullptr) {
   observer().fd2_write(true);
-  size_t n = write_bounded(b, wait_ms);
+  size_t n = write_bounded(b, wait_ms, now);
   if (0 < n && n < b.size()) write_all(b.data() + n, b.size() - n);
   observer().fd2_write(false);
   return n > 0;
 }
 
 // try_direct: a line to fd 2 only if the stdio lock is free and fd 2 takes
-// it within wait_ms.
-inline bool try_direct(const std::string &b, int wait_ms) {
+// it within wait_ms (now: what fd2::now found, as try_write's).
+inline bool try_direct(const std::string &b, int wait_ms, const Now *now = nullptr) {
   if (ftrylockfile(stderr) != 0) return false;
-  bool ok = write_line_bounded(b, wait_ms);
+  bool ok = write_line_bounded(b, wait_ms, now);
   funlockfile(stderr);
   return ok;
 }
@@ -711,13 +812,49 @@ inline void record_installed() {
 // (an in-process forwarder's), or -1. One fstat; the scan once per thread
 // per fd-2 object (cached by st_dev, st_ino). Not for a signal handler
 // (scan_reader is).
+namespace detail {
+// reader_of: forwarder_reader for fd 2's stat st, a pipe's.
+inline int reader_of(const struct stat &st) {
+  struct Cache { bool ok = false; dev_t dev = 0; ino_t ino = 0; int reader = -1; };
+  static thread_local Cache c;
+  if (!c.ok || !same(st, c.dev, c.ino)) c = Cache{true, st.st_dev, st.st_ino, scan_reader(st)};
+  return c.reader;
+}
+}  // namespace detail
 inline int forwarder_reader() {
   struct stat st;
   if (fstat(2, &st) != 0 || !S_ISFIFO(st.st_mode)) return -1;
-  struct Cache { bool ok = false; dev_t dev = 0; ino_t ino = 0; int reader = -1; };
-  static thread_local Cache c;
-  if (!c.ok || !detail::same(st, c.dev, c.ino)) c = Cache{true, st.st_dev, st.st_ino, detail::scan_reader(st)};
-  return c.reader;
+  return detail::reader_of(st);
+}
+
+// now: what a call's first line finds fd 2 to be, with one system call:
+// where fd 2 was a file (or /dev/null), still seekable (lseek: a pipe, a
+// socket and a tty answer ESPIPE); where it was a tty, still that tty
+// (tty_twin); else its fstat. Either way it is known whether fd 2 is a
+// pipe an in-process forwarder drains (the call keeps its lines then: a
+// file and a tty are none), and a File or a TTY so checked is written
+// without another check (Now::checked). Lines after a call's first make
+// their own check in try_write (a pipe and a socket none: their write goes
+// to fd 2 itself).
+inline Now now() {
+  Now r;
+  int k = detail::seen().load(std::memory_order_relaxed);
+  if (k == (int)Kind::File && lseek(2, 0, SEEK_CUR) >= 0) {
+    r.checked = true;
+    r.kind = Kind::File;
+    return r;
+  }
+  if (k == (int)Kind::TTY && (r.twin = detail::tty_twin()) >= 0) {
+    r.checked = true;
+    r.kind = Kind::TTY;
+    return r;
+  }
+  struct stat st;
+  if (fstat(2, &st) != 0) return r;
+  r.kind = detail::see(st);
+  r.checked = r.kind == Kind::File;
+  r.forwarder = r.kind == Kind::Pipe && detail::reader_of(st) >= 0;
+  return r;
 }
 
 // outliving_copy: when fd 2 is a pipe whose reader rd is in this process,
@@ -846,7 +983,7 @@ inline Sink *sink() { return detail::sink_slot().load(); }
 // enter: a binding call begins on this thread (GIL held).
 inline void enter() {
   ThreadInfo &ti = identify();
-  stderr_replaced();
+  detail::ask_replaced();
   if (ti.depth++ == 0 && sink()) sink()->enter();
 }
 
@@ -889,6 +1026,7 @@ class Logjam : public Sink {
   friend struct LogjamTestAccess;  // calibrate/headertest: holds mu_ from another thread
   struct Call {
     bool direct = false, stalled = false;
+    bool asked = false;  // the call's first direct line asked what fd 2 is (fd2::now)
     KeepBuffer kept;
   };
   static Call &call() { static thread_local Call c; return c; }
@@ -939,6 +1077,7 @@ class Logjam : public Sink {
     Call &c = call();
     if (!c.kept.empty()) c.kept.take();
     c.stalled = false;
+    c.asked = false;
     c.direct = !logjam::detail::replaced_seen().load() || daemon_rule();  // logjam::enter() just asked
     // This thread's own lines logged outside a call still wait in the
     // process-wide keep: the call keeps its lines too, and its outermost
@@ -946,24 +1085,32 @@ class Logjam : public Sink {
     // fd 2 in the order it logged them (Outside.ALineKeptOutsideACallGoes
     // BeforeTheThreadsNextCall).
     if (behind()) c.direct = false;
-    // On an in-process forwarder's pipe the call keeps its lines: the
-    // forwarder cannot drain them while the call holds the GIL, and what it
-    // read meanwhile it holds, waiting for the GIL, where a Fatal line's
-    // rescue cannot reach it (Fatal.OnAForwardersPipeGoesToTheOutlivingCopy).
-    if (fd2::forwarder_reader() >= 0) c.direct = false;
   }
 
   void emit(char level, const std::string &b) override {
     Call &c = call();
     if (level == 'F') { fatal(std::string_view(b)); return; }
-    if (in_call() && c.direct) {  // tryDirect, else stalled: keep
-      if (fd2::try_direct(b, kRoomWaitMs)) return;
+    const bool inc = in_call();
+    fd2::Now now;
+    if (inc && c.direct && !c.asked) {
+      // The call's first direct line asks what fd 2 is (one system call:
+      // fd2::now). On an in-process forwarder's pipe the call keeps its
+      // lines: the forwarder cannot drain them while the call holds the
+      // GIL, and what it read meanwhile it holds, waiting for the GIL,
+      // where a Fatal line's rescue cannot reach it
+      // (Fatal.OnAForwardersPipeGoesToTheOutlivingCopy).
+      c.asked = true;
+      now = fd2::now();
+      if (now.forwarder) c.direct = false;
+    }
+    if (inc && c.direct) {  // tryDirect, else stalled: keep
+      if (fd2::try_direct(b, kRoomWaitMs, &now)) return;
       c.direct = false;
       c.stalled = true;
       c.kept.add(b);
       return;
     }
-    if (in_call() && c.stalled) {  // re-check with no wait; on room, catch up and go direct
+    if (inc && c.stalled) {  // re-check with no wait; on room, catch up and go direct
       // On a pipe the check is a try of the oldest kept line, not poll: a
       // one-page pipe holding anything is never writable to poll, yet takes
       // a line that fits.
@@ -982,7 +1129,7 @@ class Logjam : public Sink {
       c.kept.add(b);
       return;
     }
-    if (in_call()) { c.kept.add(b); return; }  // sys.stderr replaced
+    if (inc) { c.kept.add(b); return; }  // sys.stderr replaced
     // Outside a call: never block while holding the GIL. Lines already
     // kept process-wide go first, and those a flush has taken and not yet
     // written too (it lets the GIL go before it takes the stdio lock): a
@@ -999,7 +1146,11 @@ class Logjam : public Sink {
 
   bool exit() override {
     ThreadInfo &ti = this_thread();
-    if (!ti.daemon && !stderr_replaced()) {
+    if (call().kept.empty() && !outside_kept_.load()) {  // nothing to flush
+      if (!ti.daemon) logjam::detail::ask_replaced();    // the answer a thread without the GIL reads
+      return true;
+    }
+    if (!ti.daemon && !logjam::detail::ask_replaced()) {
       // One flush for the lines kept process-wide and the call's own,
       // under one hold of the stdio lock: two let the GIL be re-taken
       // between them, and an abort there (another thread's Fatal line)
@@ -1219,7 +1370,7 @@ class Logjam : public Sink {
   // call) while sys.stderr is the original, else a Python write; if that
   // raises, the lines go to fd 2 and its exception is returned as itself.
   static Exc flush_to(const Taken &t, const char *why) {
-    if (!stderr_replaced()) {
+    if (!logjam::detail::ask_replaced()) {  // GIL held
       observer().flush(t.lines.size(), t.note, "fd 2 (sys.stderr is the original)");
       observer().fallback(t.lines.size(), why);
       return fd2::write_released(t.all(), true);
