@@ -15,7 +15,8 @@
 #   ./logjam chaos -v in a fresh clone with empty module, build and suite
 #     caches (GOMODCACHE, GOCACHE, XDG_CACHE_HOME): the wall time to its
 #     first cell's line and to its end (the median of -fresh RUNS, default
-#     1; each downloads the modules and builds everything)
+#     2, each tree first in every other pair; each downloads the modules
+#     and builds everything)
 # and, from this tree's last matrix, the spec and cell counts and each
 # family's seconds. -readme writes the same figures into README.md between
 # its "bench-matrix" markers (the README's timings and counts come from
@@ -28,7 +29,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
-runs=5 freshruns=1 base=788a711 readme=0
+runs=5 freshruns=2 base=788a711 readme=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift 2 ;;
@@ -87,6 +88,7 @@ fresh() {
 	awk -v s="$start" -v e="$now" -v f="${first:-$now}" 'BEGIN { printf "%.1f %.1f\n", e - s, f - s }' >>"$tmp/$name.times"
 	chmod -R u+w "$dir" 2>/dev/null
 	rm -rf "$dir"
+	sync
 }
 
 median() { # FILE COLUMN
@@ -116,10 +118,19 @@ echo "bench-matrix: ./logjam chaos -random 400 -seed 1 -shrink-runs 0 (throughpu
 one "$tmp/base" tp-base chaos -random 400 -seed 1 -shrink-runs 0
 one "$root" tp-this chaos -random 400 -seed 1 -shrink-runs 0
 head=$(git rev-parse HEAD)
+# The second of two fresh runs was 15-20 s slower, whichever tree it was
+# (the first one's gigabyte of caches being written back and removed):
+# each tree goes first in every other pair, and the first run's writes are
+# flushed (sync) before the next starts. Use an even -fresh.
 for i in $(seq "$freshruns"); do
 	echo "bench-matrix: ./logjam chaos -v in a fresh clone, empty caches, run $i of $freshruns" >&2
-	fresh "$base" fresh-base
-	fresh "$head" fresh-this
+	if [ $((i % 2)) = 1 ]; then
+		fresh "$base" fresh-base
+		fresh "$head" fresh-this
+	else
+		fresh "$head" fresh-this
+		fresh "$base" fresh-base
+	fi
 done
 
 for f in chaos r200; do
