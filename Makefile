@@ -40,8 +40,8 @@ bench:           ## benchmarks (figures for notes; never asserted by tests), the
 	go test -run '^$$' -bench . -benchtime 1s ./sim/... ./harness/watchdog/ ./pipes/
 	go run ./cmd/calbench $(if $(BENCH_PY),-py $(BENCH_PY)) -n 20000 -reps 9
 
-bench-matrix:    ## the local matrix and -random 200, side by side with the commit before issue 36 (RUNS=5 alternating runs; README=1 rewrites its figures)
-	scripts/bench-matrix.sh -n $(or $(RUNS),5) $(if $(README),-readme)
+bench-matrix:    ## the local matrix warm and in a fresh clone, -random 200 and throughput, side by side with issue 36's base (RUNS=5 alternating runs, FRESH=2; README=1 rewrites its figures)
+	scripts/bench-matrix.sh -n $(or $(RUNS),5) -fresh $(or $(FRESH),2) $(if $(README),-readme)
 
 fuzz:            ## each fuzz target for a bounded time
 	go test -run '^$$' -fuzz FuzzDecodeEscaped -fuzztime 60s ./internal/pytext/

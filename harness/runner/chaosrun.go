@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -78,7 +77,7 @@ func newChaosFlags() (*flag.FlagSet, chaosFlags) {
 		labels:      fs.String("label-filter", "", "run only the specs whose labels match this Ginkgo label filter (e.g. 'negative-control', '!random'; logjam list -label-filter shows what it selects)"),
 		shard:       fs.String("shard", "", "run only shard K of N (K/N); give every shard the same -run-id and LOGJAM_SEED for report merge"),
 		procs:       fs.Int("procs", 0, "spec processes per family (0: fitted to the cores and the family in fast mode, 12 in strict)"),
-		slots:       fs.Int("slots", 2*runtime.NumCPU(), "children computing at once, over all families"),
+		slots:       fs.Int("slots", slotsPerCore*runtime.NumCPU(), "children computing at once, over all families"),
 		out:         fs.String("out", "", "reports directory (default: reports/ at the module root)"),
 		repeat:      fs.Int("repeat", 0, "runs of each cell (0: the profile's repeat)"),
 		runID:       fs.String("run-id", os.Getenv("LOGJAM_RUN_ID"), "the run the shards belong to (report merge joins one run's shards; default: profile, seed and commit)"),
@@ -187,17 +186,27 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// slotsPerCore is -slots' default per core. A child holds its slot from
+// its start to its end, but computes for about a fifth of that: the rest
+// it waits for its parent (a stalled or paused reader, a signal at a mark,
+// a room check's answer) or for its own barriers. Two a core left the
+// cores idle while the slots' children waited (a warm matrix on two cores:
+// 7.0-9.0 s wall at 4 slots, 4.4-4.7 s at 12, the same CPU, load 6-10);
+// six a core is also random search's -j.
+const slotsPerCore = 6
+
 // procsPerCore is how many spec processes a family gets per core in fast
-// mode when -procs is not given. Each family is one Ginkgo run whose specs
-// only its own processes share, so a family gets processes as its specs
-// take time, and no more: every process is a Go runtime and a test binary
-// on the same cores, so more of them than the work needs is CPU spent on
-// switching between them. Where the time goes (serial spec time on two
-// quiet cores): random 15.9 s (328 specs), pipes 3.0 s (P3's terminal
-// pauses 300 ms), signals 2.9 s (72 specs), harness 2.1 s (H6 waits its
-// 2 s deadline, and starts first), every other family under 0.7 s; on a
-// loaded machine every spec's start costs more, so daemon's 84 get a
-// second process too.
+// mode when -procs is not given. A family's specs are shared only among
+// its own processes (claim), so a family gets processes as its specs take
+// time, and no more: every process is a Go runtime and a test binary on
+// the same cores, and skips every spec another process claimed. Where the
+// time goes (serial spec time, Ginkgo's RunTime summed, two cores at load
+// 7): random 11.5 s (120 specs; its longest, a shrunk schedule, 2.2 s),
+// signals 3.6 s (72 specs), pipes 3.0 s (P3's terminal pauses 300 ms),
+// harness 2.1 s (H6 waits its 2 s deadline, and starts first), fatal 1.6
+// s, every other family under 0.8 s; on a loaded machine every spec's
+// start costs more, so daemon's 84 get a second process too. Six for
+// random, or two for fatal, measured no faster (bd2947c's commit body).
 var procsPerCore = map[string]float64{"random": 4, "pipes": 1, "signals": 1, "daemon": 1}
 
 // defaultProcsPerCore is every other family's share.
@@ -410,46 +419,46 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 
 	fmt.Fprintf(w, "logjam: building %d suites (%s) and the child; cached per state of the sources, the first build takes a minute or more\n", len(fams), strings.Join(fams, ", "))
 	stopTicker := buildTicker(w, "the suites and the child")
-	bins, cleanup, cached, err := buildSuites(buildCtx, o.root, fams)
-	stopTicker()
-	defer cleanup()
-	if err != nil && st.Signal() != nil {
-		return finish(o, fams, nil, nil, nil, nil, st, started, w)
-	}
-	if err != nil {
-		return finish(o, fams, nil, nil, buildRows(err), nil, st, started, w)
-	}
-	built := "built"
-	if cached {
-		built = "found built"
-	}
-	fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
-	ginkgoBin, err := ginkgoFor(filepath.Dir(bins["simrt"]))
-	if err != nil {
-		return fail("go tool -n ginkgo: %v", err)
+	defer stopTicker()
+	// Every family's cells need the child. A cached entry has every binary
+	// at once; a build hands out each as its link ends, and a family starts
+	// then (build.go), the build's end said among the families' lines.
+	build := startBuild(buildCtx, o.root, fams)
+	defer build.close()
+	simrt := build.wait("simrt", nil)
+	early := build.announcedEarly("simrt")
+	if !early {
+		stopTicker()
+		cached, err := build.result()
+		if err != nil && st.Signal() != nil {
+			return finish(o, fams, nil, nil, nil, nil, st, started, w)
+		}
+		if err != nil {
+			return finish(o, fams, nil, nil, buildRows(err), nil, st, started, w)
+		}
+		built := "built"
+		if cached {
+			built = "found built"
+		}
+		fmt.Fprintf(w, "logjam: %s %d suites and the child in %.1f s\n", built, len(fams), time.Since(started).Seconds())
 	}
 	slots, err := cpuslot.Serve(o.slots)
 	if err != nil {
 		return fail("CPU slots: %v", err)
 	}
 	defer slots.Close()
-	stub, removeStub, err := ginkgoVersionStub(filepath.Dir(filepath.Dir(bins["simrt"])))
-	if err != nil {
-		return fail("the go command for Ginkgo's version check: %v", err)
-	}
-	defer removeStub()
 	env := append(os.Environ(), "LOGJAM_PROFILE="+o.prof.Name, fmt.Sprintf("LOGJAM_SEED=%d", o.prof.Seed),
-		"LOGJAM_SIMRT="+bins["simrt"], "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=", DieWithParentEnv+"=1")
+		"LOGJAM_SIMRT="+simrt, "LOGJAM_REPORTS="+o.out, cpuslot.Env+"="+slots.Addr, shard.Env+"=", DieWithParentEnv+"=1")
 	if !o.shard.All() {
 		env = append(env, shard.Env+"="+o.shard.String())
 	}
-	env = append(env, "PATH="+stub+string(filepath.ListSeparator)+os.Getenv("PATH"))
 
 	if o.selects() {
 		// What the focus or label filter selects, read from the built
 		// suites by Ginkgo's dry run before any family runs: nothing is
 		// bad input at once, and a family it selects nothing in is not run.
-		sel, err := selectedFamilies(o, fams, bins, env, st)
+		build.result() // the dry runs need every suite: a build still going is waited for
+		sel, err := selectedFamilies(o, fams, build.bins(), env, st)
 		if st.Signal() != nil {
 			return finish(o, fams, nil, nil, nil, nil, st, started, w)
 		}
@@ -460,7 +469,11 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 			fams = sel
 		}
 	}
-	fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
+	if early {
+		fmt.Fprintf(w, "logjam: running each of the %d families as soon as its suite is built; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
+	} else {
+		fmt.Fprintf(w, "logjam: running the %d families at once; a line as each finishes (Ginkgo's output: %s)\n", len(fams), filepath.Join(o.out, "logs"))
+	}
 	// Each suite process appends a line per spec that ends to a file in
 	// logs/; followed here, it is the per-cell progress (progress.go).
 	progressPath := filepath.Join(o.out, "logs", "progress.jsonl")
@@ -471,13 +484,27 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	prog := newCellProgress(w, o.verbose, o.prof.Repeat)
 	stopFollowing := make(chan struct{})
 	followed := followProgress(progressPath, prog, stopFollowing)
+	if early {
+		go func() {
+			if _, err := build.result(); err == nil {
+				stopTicker()
+				prog.println(fmt.Sprintf("logjam: built %d suites and the child in %.1f s", len(fams), time.Since(started).Seconds()))
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	runs := make([]familyRun, len(fams))
 	for i, fam := range fams {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr := runFamily(o, fam, ginkgoBin, bins[fam], env, st)
+			runs[i].name = fam
+			bin := build.wait(fam, st.Interrupted())
+			if bin == "" {
+				return // not built (a row of the build's) or interrupted first (NOTRUN rows)
+			}
+			stopTicker() // the cells' progress takes over
+			fr := runFamily(o, fam, bin, env, st)
 			runs[i] = fr
 			// A focus prints only the families it selected something in.
 			if !o.selects() || len(fr.cells) > 0 {
@@ -494,10 +521,13 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 	for _, fr := range runs {
 		cells = append(cells, fr.cells...)
 	}
+	if _, err := build.result(); err != nil && st.Signal() == nil {
+		cells = append(cells, buildRows(err)...) // the suites that did not build
+	}
 	if o.selects() && len(cells) == 0 && prog.selected() == 0 && st.Signal() == nil {
 		return errEmptyFocus
 	}
-	return finish(o, fams, bins, env, cells, runs, st, started, w)
+	return finish(o, fams, build.bins(), env, cells, runs, st, started, w)
 }
 
 // buildRows are the rows of a build that failed: one per suite the
@@ -553,67 +583,6 @@ func finish(o chaosOptions, fams []string, bins map[string]string, env []string,
 		return 1
 	}
 	return 0
-}
-
-// runFamily runs one family's compiled suite once per repeat, its output
-// to <out>/logs/<family>.log, its Ginkgo report to
-// <out>/ginkgo/<family>.r<k>.json.
-func runFamily(o chaosOptions, fam, ginkgoBin, bin string, env []string, st *stopper) (fr familyRun) {
-	fr.name = fam
-	start := time.Now()
-	defer func() { fr.seconds = time.Since(start).Seconds() }()
-	logPath := filepath.Join(o.out, "logs", fam+".log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		fr.cells = append(fr.cells, report.SpecRow(fam, "suite", fam+" suite", "its log cannot be written: "+err.Error()))
-		return fr
-	}
-	defer logf.Close()
-	for r := 1; r <= o.prof.Repeat; r++ {
-		select {
-		case <-st.Interrupted():
-			return fr // its cells are NOTRUN rows
-		default:
-		}
-		js := fmt.Sprintf("%s.r%d.json", fam, r)
-		args := []string{fmt.Sprintf("--procs=%d", o.procsFor(fam)), "--no-color", "--silence-skips", fmt.Sprintf("--seed=%d", o.prof.Seed),
-			"--output-dir=" + filepath.Join(o.out, "ginkgo"), "--json-report=" + js}
-		if o.prof.Mode != "strict" {
-			// In fast mode every spec is its own unit of the order, so
-			// that the specs that wait longest (SpecPriority in the
-			// suites) start first on the family's few processes instead of
-			// ending it. Strict mode keeps Ginkgo's order (a family's
-			// specs as its file lists them): its 12 processes a family let
-			// every deadline-waiting cell wait at once anyway.
-			args = append(args, "--randomize-all")
-		}
-		if o.focus != "" {
-			args = append(args, "--focus="+o.focus)
-		}
-		if o.labels != "" {
-			args = append(args, "--label-filter="+o.labels)
-		}
-		cmd := exec.Command(ginkgoBin, append(args, bin)...)
-		cmd.Dir = o.root
-		cmd.Env = append(slices.Clip(env), fmt.Sprintf("LOGJAM_REPEAT=%d", r)) // families share env: never write into its array
-		cmd.Stdout = logf
-		cmd.Stderr = cmd.Stdout
-		cmd.SysProcAttr = dieWithParent(&syscall.SysProcAttr{Setpgid: true}) // and its spec processes with it (DieWithParentEnv)
-		runErr := cmd.Start()
-		if runErr == nil {
-			st.add(cmd) // a signal that came first is passed on here
-			runErr = cmd.Wait()
-			st.done(cmd)
-		}
-		fr.cells = append(fr.cells, repeatOutcome(fam, r, filepath.Join(o.out, "ginkgo", js), logPath, runErr, st.Signal() != nil)...)
-		if plan, noCell, err := report.PlanOf(filepath.Join(o.out, "ginkgo", js), fam, r); err == nil {
-			fr.plan = append(fr.plan, plan...)
-			if st.Signal() == nil { // an interrupted repeat's skipped specs never ran
-				fr.noCell = append(fr.noCell, noCell...)
-			}
-		}
-	}
-	return fr
 }
 
 // repeatOutcome is every row one repeat of a family left: its cells and

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"logjam/harness/report"
 	"logjam/internal/testkit"
 )
@@ -247,34 +245,5 @@ func TestProcsAreFittedToTheCoresAndTheFamily(t *testing.T) {
 	}
 	if got := (chaosOptions{procs: 3}).procsFor("random"); got != 3 {
 		t.Errorf("-procs 3 gave random %d processes", got)
-	}
-}
-
-// TestTheGoStubAnswersGinkgosVersionCheckAndPassesTheRestOn: the `go`
-// first on a family's PATH answers Ginkgo's `go list -m` with the version
-// logjam links, as the go command would for this go.mod, and is the go
-// command for anything else; it is gone once removed.
-func TestTheGoStubAnswersGinkgosVersionCheckAndPassesTheRestOn(t *testing.T) {
-	dir, remove, err := ginkgoVersionStub(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stub := filepath.Join(dir, "go")
-	out, err := exec.Command(stub, "list", "-m", "github.com/onsi/ginkgo/v2").Output()
-	if want := "github.com/onsi/ginkgo/v2 v" + types.VERSION + "\n"; err != nil || string(out) != want {
-		t.Errorf("the version check: %q, %v; want %q", out, err, want)
-	}
-	real, err := exec.Command("go", "list", "-m", "github.com/onsi/ginkgo/v2").Output()
-	if err != nil || string(real) != string(out) {
-		t.Errorf("the go command says %q (%v), the stub %q", real, err, out)
-	}
-	got, err := exec.Command(stub, "env", "GOVERSION").Output()
-	want, _ := exec.Command("go", "env", "GOVERSION").Output()
-	if err != nil || string(got) != string(want) {
-		t.Errorf("go env GOVERSION through the stub: %q (%v), want %q", got, err, want)
-	}
-	remove()
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("the stub's folder is still there: %v", err)
 	}
 }

@@ -19,13 +19,14 @@ import (
 const stopWithin = 15 * time.Second
 
 // stopper is logjam chaos's answer to Ctrl-C (and SIGTERM, SIGHUP,
-// SIGQUIT). Every family runs in its own process group, so a Ctrl-C on the
-// terminal reaches logjam alone. The first signal stops the build and is
-// passed on once to each family as a SIGINT (Ginkgo stops the running
-// cells, kills their children and writes its report); a second signal, a
-// SIGQUIT, or stopWithin kills the groups. A group is killed too when its
-// Ginkgo exits, and logjam is the child subreaper (Linux), so close finds
-// and kills what left the groups: nothing the run started outlives it.
+// SIGQUIT). Every spec process runs in its own process group, so a Ctrl-C
+// on the terminal reaches logjam alone. The first signal stops the build
+// and is passed on once to each spec process as a SIGINT (Ginkgo stops
+// the running cell, kills its child and writes its report); a second
+// signal, a SIGQUIT, or stopWithin kills the groups. A group is killed too
+// when its process exits, and logjam is the child subreaper (Linux), so
+// close finds and kills what left the groups: nothing the run started
+// outlives it.
 type stopper struct {
 	signals     chan os.Signal
 	interrupted chan struct{} // closed at the first signal
@@ -117,8 +118,8 @@ func (s *stopper) each(sig syscall.Signal) {
 	}
 }
 
-// add records a started family that leads its own process group; one that
-// starts after the interrupt gets the signal at once.
+// add records a started spec process that leads its own process group;
+// one that starts after the interrupt gets the signal at once.
 func (s *stopper) add(cmd *exec.Cmd) { s.record(cmd, true) }
 
 // addListing records a dry run that lists an interrupted run's cells: it
@@ -138,7 +139,7 @@ func (s *stopper) record(cmd *exec.Cmd, passOn bool) {
 }
 
 // done forgets a command that has exited and kills what is left of its
-// group (spec processes its Ginkgo did not wait for).
+// group.
 func (s *stopper) done(cmd *exec.Cmd) {
 	s.mu.Lock()
 	delete(s.running, cmd)

@@ -65,7 +65,7 @@ func listCmd(args []string, w io.Writer) int {
 	started := time.Now()
 	fmt.Fprintf(os.Stderr, "logjam: building %d suites and the child (cached per state of the sources; the first build takes a minute or more)...\n", len(fams))
 	stopTicker := buildTicker(os.Stderr, "the suites and the child")
-	bins, cleanup, _, err := buildSuites(ctx, o.root, fams)
+	bins, cleanup, _, err := buildSuites(ctx, o.root, fams, func(string, string) {})
 	stopTicker()
 	defer cleanup()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,19 +29,17 @@ const keepEntries = 3
 
 // buildSuites compiles every suite's test binary and the child once per
 // state of the sources, into the user's cache (so shards run one after
-// another, or a rerun, build once), and links each suite binary into its
-// package folder, where Ginkgo runs a compiled suite. The entry is held
-// with a shared lock until cleanup, so that no other run evicts it while
-// it is in use; cleanup also removes the links.
-func buildSuites(ctx context.Context, root string, fams []string) (bins map[string]string, cleanup func(), cached bool, err error) {
+// another, or a rerun, build once). While it builds, it calls ready with
+// each binary's path as soon as that one can run ("simrt" for the child,
+// else the family), before the others are built; bins has every path. The
+// entry is held with a shared lock until cleanup, so that no other run
+// evicts it while it is in use.
+func buildSuites(ctx context.Context, root string, fams []string, ready func(name, path string)) (bins map[string]string, cleanup func(), cached bool, err error) {
 	bins = map[string]string{}
 	var held *os.File
+	var run *scratch.Dir // a build's links to its binaries, for this run
 	cleanup = func() {
-		for _, f := range fams {
-			if b := bins[f]; b != "" {
-				os.Remove(b)
-			}
-		}
+		run.Remove()
 		if held != nil {
 			held.Close() // releases the lock
 		}
@@ -63,6 +62,7 @@ func buildSuites(ctx context.Context, root string, fams []string) (bins map[stri
 		return nil, cleanup, false, fmt.Errorf("the suite cache: %w", err)
 	}
 	scratch.Sweep(base, "build") // what killed builds left
+	scratch.Sweep(base, "run")
 	sweepLinks(root, fams)
 	dir := filepath.Join(base, "suites-"+key)
 	if held, err = lockEntry(dir, syscall.LOCK_SH); err != nil {
@@ -76,19 +76,27 @@ func buildSuites(ctx context.Context, root string, fams []string) (bins map[stri
 			discardEntry(base, dir)
 		}
 	}
+	names := append([]string{"simrt"}, fams...)
 	if !cached {
-		if err := buildInto(ctx, root, base, dir, fams); err != nil {
+		// A family starts while the others still link: its binary is
+		// linked (a hard link) into a folder of this run's, whose path
+		// stays when the build's folder becomes the entry.
+		if run, err = scratch.New(base, "run"); err != nil {
+			return nil, cleanup, false, err
+		}
+		linked := func(name, path string) {
+			bins[name] = path
+			ready(name, path)
+		}
+		if err := buildInto(ctx, root, base, dir, fams, run.Dir, linked); err != nil {
 			return nil, cleanup, false, err
 		}
 	}
 	evict(base, dir)
-	bins["simrt"] = filepath.Join(dir, "simrt")
-	for _, f := range fams {
-		link := filepath.Join(root, "suites", f, fmt.Sprintf(".%s-%d.test", f, os.Getpid()))
-		if err := os.Symlink(filepath.Join(dir, f+".test"), link); err != nil {
-			return nil, cleanup, cached, err
+	for _, name := range names {
+		if bins[name] == "" { // cached, or its link could not be made
+			bins[name] = filepath.Join(dir, binaryName(name))
 		}
-		bins[f] = link
 	}
 	return bins, cleanup, cached, nil
 }
@@ -151,22 +159,33 @@ const sumsFile = "sha256sums"
 // verifyEntry hashes the binaries a run is about to exec (the child and
 // each family's suite) against the sums their build recorded.
 //
-// A full check hashes every binary (about 145 MB, 0.15 s of CPU before
-// any family could start). When it passes, each binary's inode, size,
-// modification and change times are written beside the sums
+// A full check hashes every binary of the entry (about 145 MB, 0.15 s of
+// CPU before any family could start). When it passes, each binary's
+// inode, size, modification and change times are written beside the sums
 // (stampsFile); the next run that finds them all unchanged skips the
-// hashing. Any write to a binary, a copy or a rename over it changes its
-// change time, which no program sets back: such an entry is hashed
-// again. (A platform without the change time always hashes.)
+// hashing, whichever families it runs (a run of one family stamps them all,
+// so the next whole run does not hash again). Any write to a binary, a copy
+// or a rename over it changes its change time, which no program sets back:
+// such an entry is hashed again. (A platform without the change time
+// always hashes.)
 func verifyEntry(dir string, fams []string) error {
-	names := append([]string{"simrt"}, testBinaries(fams)...)
+	want, err := readSums(dir)
+	if err != nil {
+		return err
+	}
+	for _, name := range append([]string{"simrt"}, testBinaries(fams)...) {
+		if want[name] == "" {
+			return fmt.Errorf("%s: not in %s", name, sumsFile)
+		}
+	}
+	names := slices.Sorted(maps.Keys(want))
 	stamps := entryStamps(dir, names)
 	if stamps != "" {
 		if was, err := os.ReadFile(filepath.Join(dir, stampsFile)); err == nil && string(was) == stamps {
 			return nil
 		}
 	}
-	if err := hashEntry(dir, names); err != nil {
+	if err := hashEntry(dir, names, want); err != nil {
 		return err
 	}
 	if stamps != "" {
@@ -210,12 +229,11 @@ func writeStamps(dir, stamps string) {
 	}
 }
 
-// hashEntry checks every binary of the entry against the sums its build
-// recorded.
-func hashEntry(dir string, names []string) error {
+// readSums is the sums an entry's build recorded, by binary.
+func readSums(dir string) (map[string]string, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, sumsFile))
 	if err != nil {
-		return fmt.Errorf("no %s", sumsFile)
+		return nil, fmt.Errorf("no %s", sumsFile)
 	}
 	want := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
@@ -223,6 +241,12 @@ func hashEntry(dir string, names []string) error {
 			want[name] = sum
 		}
 	}
+	return want, nil
+}
+
+// hashEntry checks the binaries against the sums the entry's build
+// recorded.
+func hashEntry(dir string, names []string, want map[string]string) error {
 	for _, name := range names {
 		got, err := childbin.Digest(filepath.Join(dir, name))
 		if err != nil {
@@ -233,6 +257,15 @@ func hashEntry(dir string, names []string) error {
 		}
 	}
 	return nil
+}
+
+// binaryName is the entry's file of a family's suite, or of the child
+// ("simrt").
+func binaryName(name string) string {
+	if name == "simrt" {
+		return name
+	}
+	return name + ".test"
 }
 
 func testBinaries(fams []string) []string {
@@ -257,8 +290,9 @@ func discardEntry(base, dir string) {
 	os.RemoveAll(aside)
 }
 
-// sweepLinks removes the suite links (suites/<f>/.<f>-<pid>.test) of runs
-// that are gone.
+// sweepLinks removes the suite links (suites/<f>/.<f>-<pid>.test) that a
+// logjam that ran its suites through Ginkgo's CLI left, of runs that are
+// gone.
 func sweepLinks(root string, fams []string) {
 	for _, f := range fams {
 		links, _ := filepath.Glob(filepath.Join(root, "suites", f, "."+f+"-*.test"))
@@ -275,8 +309,12 @@ func sweepLinks(root string, fams []string) {
 }
 
 // buildInto builds into a fresh folder and renames it to dir when complete
-// (a cache entry is whole or absent).
-func buildInto(ctx context.Context, root, base, dir string, fams []string) error {
+// (a cache entry is whole or absent). The suites and the child are built
+// by two go commands at once (the toolchain builds test binaries only with
+// go test -c, commands only with go build); each binary is hard-linked
+// into runDir as soon as the go command moved it into place (a rename:
+// whole or absent), and announced with that path.
+func buildInto(ctx context.Context, root, base, dir string, fams []string, runDir string, ready func(name, path string)) error {
 	scr, err := scratch.New(base, "build")
 	if err != nil {
 		return err
@@ -301,14 +339,34 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 	suites := childbin.GoCommand(ctx, tests...)
 	suites.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
 	child := childbin.BuildCommand(ctx, filepath.Join(tmp, "simrt"), "GOTMPDIR="+gotmp)
-	for _, cmd := range []*exec.Cmd{suites, child} {
+	cmds := []*exec.Cmd{child, suites}
+	outs := make([]bytes.Buffer, len(cmds))
+	for i, cmd := range cmds {
 		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			if ctx.Err() != nil {
-				return errors.New("interrupted while building the suites")
-			}
-			return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args[4:7], " "), err, out)
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if err := cmd.Start(); err != nil {
+			return err
 		}
+	}
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchBuilt(tmp, append([]string{"simrt"}, fams...), runDir, ready, stop)
+	}()
+	var failed []string
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v\n%s", strings.Join(cmd.Args[4:7], " "), err, outs[i].Bytes()))
+		}
+	}
+	close(stop)
+	<-watched
+	if ctx.Err() != nil {
+		return errors.New("interrupted while building the suites")
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "\n"))
 	}
 	var sums strings.Builder
 	for _, name := range append([]string{"simrt"}, testBinaries(fams)...) {
@@ -329,6 +387,42 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string) error
 	}
 	return nil
 }
+
+// watchBuilt announces each of names as it appears in dir (the go command
+// renames a linked binary into place: a name that is there is whole),
+// hard-linked into runDir; it looks every builtPoll until stop, then once
+// more. A name whose link cannot be made is left to the caller, who
+// announces it from the entry once the build is done.
+func watchBuilt(dir string, names []string, runDir string, ready func(name, path string), stop <-chan struct{}) {
+	pending := slices.Clone(names)
+	look := func() {
+		pending = slices.DeleteFunc(pending, func(name string) bool {
+			src := filepath.Join(dir, binaryName(name))
+			if st, err := os.Stat(src); err != nil || !st.Mode().IsRegular() {
+				return false
+			}
+			link := filepath.Join(runDir, binaryName(name))
+			if os.Link(src, link) == nil {
+				ready(name, link)
+			}
+			return true
+		})
+	}
+	tick := time.NewTicker(builtPoll)
+	defer tick.Stop()
+	for len(pending) > 0 {
+		select {
+		case <-stop:
+			look()
+			return
+		case <-tick.C:
+			look()
+		}
+	}
+}
+
+// builtPoll is how often a build's folder is looked at for new binaries.
+const builtPoll = 100 * time.Millisecond
 
 // writeSynced writes a file and syncs it, so that a crash cannot leave a
 // renamed entry with a torn list.
@@ -414,43 +508,4 @@ func buildInput(name string) bool {
 		return true
 	}
 	return name == "go.mod" || name == "go.sum"
-}
-
-// ginkgoFile is the suite cache entry's note of the Ginkgo CLI the go
-// command built (go tool -n ginkgo): a path in the go command's build
-// cache.
-const ginkgoFile = "ginkgo-path"
-
-// ginkgoFor is the Ginkgo CLI to run the entry's suites with. Asking the go
-// command (go tool -n ginkgo) costs 0.15 s and 0.25 s of CPU before any
-// family can start, for an answer that only go.mod, go.sum and the
-// toolchain decide, which the entry's key covers: the entry notes it, and
-// the go command is asked again only when the noted file is no longer an
-// executable (a cleaned or trimmed build cache).
-func ginkgoFor(entry string) (string, error) {
-	if b, err := os.ReadFile(filepath.Join(entry, ginkgoFile)); err == nil {
-		if p := strings.TrimSpace(string(b)); filepath.IsAbs(p) && isExecutable(p) {
-			return p, nil
-		}
-	}
-	out, err := childbin.GoCommand(context.Background(), "tool", "-n", "ginkgo").Output() // dies with logjam
-	if err != nil {
-		return "", err
-	}
-	p := strings.TrimSpace(string(out))
-	if tmp, err := os.CreateTemp(entry, ginkgoFile+".*"); err == nil {
-		_, err = tmp.WriteString(p + "\n")
-		if cerr := tmp.Close(); err == nil && cerr == nil {
-			err = os.Rename(tmp.Name(), filepath.Join(entry, ginkgoFile))
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}
-	return p, nil
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }

@@ -42,22 +42,40 @@ func TestACorruptSuiteCacheEntryIsRebuiltNotRun(t *testing.T) {
 		}
 	}
 	fams := []string{"x"}
-	bins, cleanup, cached, err := buildSuites(context.Background(), root, fams)
+	// A build hands out each binary while it goes on (ready), at a path of
+	// this run's that stays when the build's folder becomes the entry.
+	announced := map[string]string{}
+	bins, cleanup, cached, err := buildSuites(context.Background(), root, fams, func(name, path string) { announced[name] = path })
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := filepath.Dir(bins["simrt"])
-	cleanup()
 	if cached {
 		t.Fatal("a fresh cache claimed the entry was built already")
 	}
+	for _, name := range []string{"simrt", "x"} {
+		if announced[name] == "" || announced[name] != bins[name] {
+			t.Errorf("%s: announced %q during the build, handed out %q", name, announced[name], bins[name])
+		}
+	}
+	if out, err := exec.Command(bins["x"], "-test.run", "X").CombinedOutput(); err != nil {
+		t.Fatalf("the suite announced during the build does not run once it is done: %v\n%s", err, out)
+	}
+	cleanup()
+	if _, err := os.Stat(bins["x"]); !os.IsNotExist(err) {
+		t.Errorf("the run's link to the suite outlived cleanup: %v", err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_CACHE_HOME"), "logjam", "suites-*[^k]"))
+	if len(entries) != 1 {
+		t.Fatalf("cache entries %v, want one", entries)
+	}
+	entry := entries[0]
 	marker := filepath.Join(t.TempDir(), "ran")
 	if err := os.WriteFile(filepath.Join(entry, "x.test"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 
 	stderr := testkit.CaptureStderr(t, func() {
-		bins, cleanup, cached, err = buildSuites(context.Background(), root, fams)
+		bins, cleanup, cached, err = buildSuites(context.Background(), root, fams, func(string, string) {})
 	})
 	defer cleanup()
 	if err != nil {
@@ -85,7 +103,7 @@ func TestAStampedEntryIsHashedAgainOnceABinaryChanged(t *testing.T) {
 		t.Skip("stamps need the change time (Linux)")
 	}
 	dir := t.TempDir()
-	names := []string{"simrt", "x.test"}
+	names := []string{"simrt", "x.test", "y.test"}
 	var sums strings.Builder
 	for _, n := range names {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\necho "+n+"\n"), 0o755); err != nil {
@@ -104,8 +122,14 @@ func TestAStampedEntryIsHashedAgainOnceABinaryChanged(t *testing.T) {
 	if err := verifyEntry(dir, fams); err != nil {
 		t.Fatalf("a good entry: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, stampsFile)); err != nil {
+	// A run of one family stamps every binary of the entry: a whole run
+	// after it finds its stamps (and hashes nothing).
+	stamped, err := os.ReadFile(filepath.Join(dir, stampsFile))
+	if err != nil {
 		t.Fatalf("a full check wrote no stamps: %v", err)
+	}
+	if stamps := entryStamps(dir, names); string(stamped) != stamps {
+		t.Fatalf("a check of family x stamped\n%s\nnot the entry's every binary:\n%s", stamped, stamps)
 	}
 	if err := verifyEntry(dir, fams); err != nil {
 		t.Fatalf("a stamped good entry: %v", err)

@@ -41,7 +41,9 @@ func fakeStarved(t *testing.T, step time.Duration, looks int, starved func(pid i
 		n++
 		return d, true
 	}
-	t.Cleanup(func() { cpuWaitOf = old })
+	oldBaseline := parentBaseline
+	parentBaseline = func() (time.Duration, bool) { return cpuWaitOf(os.Getpid()) }
+	t.Cleanup(func() { cpuWaitOf, parentBaseline = old, oldBaseline })
 }
 
 // A child held up by a starved parent (it waits, asleep, for an answer the

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
@@ -166,6 +167,32 @@ const (
 // cpuWaitOf is cpuWait; a test replaces it.
 var cpuWaitOf = cpuWait
 
+// parentBaselineEvery is how old the parent's own CPU wait may be when a
+// child's start takes it as its baseline: reading it lists and reads every
+// thread of the parent (/proc/self/task), which at every start was a
+// thirtieth of random search's CPU; many children start within this
+// window. A baseline read earlier only adds the parent's wait of those
+// milliseconds to the child's time (in its favour, at its deadline).
+const parentBaselineEvery = 20 * time.Millisecond
+
+// parentBaseline is the parent's CPU wait as of at most
+// parentBaselineEvery ago; a test replaces it with a fresh read.
+var parentBaseline = func() func() (time.Duration, bool) {
+	var mu sync.Mutex
+	var at time.Time
+	var d time.Duration
+	var ok bool
+	return func() (time.Duration, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if now := time.Now(); at.IsZero() || now.Sub(at) >= parentBaselineEvery {
+			d, ok = cpuWaitOf(os.Getpid())
+			at = now
+		}
+		return d, ok
+	}
+}()
+
 // MaxStarvedShare bounds how far the deadline moves for the time the child
 // waited for a CPU: at most this many deadlines more. One: a stuck Go child
 // still wakes (the runtime's own threads), and on a machine at load 70 its
@@ -193,13 +220,14 @@ func watch(ctx context.Context, cfg Config, group *liveGroup, rec *recorder, wai
 		parent, pok := cpuWaitOf(self)
 		return child + parent, ok || pok
 	}
-	// The baseline: the parent's wait so far, and none for the child, just
+	// The baseline: the parent's wait so far (parentBaseline: as of a few
+	// milliseconds ago at most), and none for the child, just
 	// forked, whose threads have waited for no CPU yet (a few microseconds
 	// at most, counted in its favour). Reading its /proc/PID/task here made
 	// dentries the kernel walked again to drop them when the child was
 	// reaped (d_walk: 2% of a matrix's CPU), for every child, when only a
 	// child still running at its deadline is ever looked at again.
-	counted, _ := cpuWaitOf(self)
+	counted, _ := parentBaseline()
 	cycleSeen, blockedSeen := rec.cycleSeen, rec.blockedSeen
 	for cause == stopNone && !exited {
 		select {

@@ -3,7 +3,8 @@
 // unix socket (LOGJAM_CPU_SLOTS), a cell takes one before its child starts
 // and gives it back when the child is done or known to be waiting (a
 // reported cycle in strict mode). A slot is held by a connection, so a
-// process that dies gives its slot back.
+// process that dies gives its slot back. The socket's folder is a scratch
+// folder (internal/scratch): the next Serve removes one a killed run left.
 package cpuslot
 
 import (
@@ -13,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"logjam/internal/scratch"
 )
 
 // Env names the socket the slots are served on.
@@ -22,23 +25,29 @@ const Env = "LOGJAM_CPU_SLOTS"
 type Server struct {
 	Addr string
 	ln   net.Listener
-	dir  string
+	dir  *scratch.Dir
 	wg   sync.WaitGroup
 }
 
-// Serve starts serving n slots on a socket in a fresh temporary directory.
+// ScratchPrefix names the socket's folder under the temporary directory:
+// logjam-slots-<pid>-<random>.
+const ScratchPrefix = "logjam-slots"
+
+// Serve starts serving n slots on a socket in a fresh scratch folder under
+// the temporary directory, after removing those of runs that are gone.
 func Serve(n int) (*Server, error) {
 	if n < 1 {
 		return nil, errors.New("cpuslot: need at least one slot")
 	}
-	dir, err := os.MkdirTemp("", "logjam-slots-")
+	scratch.Sweep(os.TempDir(), ScratchPrefix)
+	dir, err := scratch.New(os.TempDir(), ScratchPrefix)
 	if err != nil {
 		return nil, err
 	}
-	addr := filepath.Join(dir, "slots.sock")
+	addr := filepath.Join(dir.Dir, "slots.sock")
 	ln, err := net.Listen("unix", addr)
 	if err != nil {
-		os.RemoveAll(dir)
+		dir.Remove()
 		return nil, err
 	}
 	s := &Server{Addr: addr, ln: ln, dir: dir}
@@ -78,7 +87,7 @@ func Serve(n int) (*Server, error) {
 func (s *Server) Close() {
 	s.ln.Close()
 	s.wg.Wait()
-	os.RemoveAll(s.dir)
+	s.dir.Remove()
 }
 
 // Acquire takes a slot from the server LOGJAM_CPU_SLOTS names, waiting as

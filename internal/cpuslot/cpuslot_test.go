@@ -2,6 +2,10 @@ package cpuslot
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -80,4 +84,29 @@ func TestWithoutTheServerNothingIsTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	r()
+}
+
+// The socket's folder is a scratch folder: Serve removes one a killed run
+// left (no owner holds its lock), and Close removes its own.
+func TestServeSweepsAKilledRunsSocketFolder(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	left := filepath.Join(tmp, ScratchPrefix+"-1-killed")
+	if err := os.MkdirAll(left, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Serve(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("the killed run's folder is still there: %v", err)
+	}
+	if !strings.HasPrefix(s.Addr, filepath.Join(tmp, fmt.Sprintf("%s-%d-", ScratchPrefix, os.Getpid()))) {
+		t.Errorf("socket %s is not in this run's scratch folder", s.Addr)
+	}
+	s.Close()
+	if m, _ := filepath.Glob(filepath.Join(tmp, ScratchPrefix+"-*")); len(m) > 0 {
+		t.Errorf("left after Close: %v", m)
+	}
 }

@@ -8,24 +8,42 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"logjam/internal/claim"
 	"logjam/internal/shard"
 )
 
-// skipOtherShards skips, before anything runs, each spec that belongs to
-// another shard than LOGJAM_SHARD's (logjam chaos -shard K/N). A malformed
+// skipOthers skips, before anything runs, each spec that belongs to
+// another shard than LOGJAM_SHARD's (logjam chaos -shard K/N), then each
+// that another spec process of the family claimed first (LOGJAM_CLAIMS:
+// logjam chaos shares a family's specs among its processes). A malformed
 // value ends the process with one line and status 2.
-func skipOtherShards() {
+func skipOthers() {
 	s, err := shard.FromEnv()
+	var claims *claim.Claimer
+	if err == nil {
+		claims, err = claim.FromEnv()
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "logjam: %v\n", err)
 		os.Exit(2)
 	}
-	if s.All() {
+	if s.All() && claims == nil {
 		return
 	}
 	ginkgo.BeforeEach(func() {
-		if !s.Has(ginkgo.CurrentSpecReport().FullText()) {
+		name := ginkgo.CurrentSpecReport().FullText()
+		if !s.Has(name) {
 			ginkgo.Skip(shard.SkipMessage + s.String())
+		}
+		if claims == nil {
+			return
+		}
+		mine, err := claims.Take(name)
+		if err != nil {
+			ginkgo.Fail(err.Error())
+		}
+		if !mine {
+			ginkgo.Skip(claim.SkipMessage)
 		}
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"logjam/harness/report"
 	"logjam/harness/runner"
 	"logjam/internal/axes"
+	"logjam/internal/claim"
 	"logjam/internal/config"
 	"logjam/internal/testkit"
 	"logjam/scenario"
@@ -70,7 +71,7 @@ func RunSuite(t *testing.T, fam string) {
 // process 1, shared with the others), and the failpoint probe proves that
 // injection fires before any cell relies on it.
 func BuildChild() bool {
-	skipOtherShards()
+	skipOthers()
 	ginkgo.SynchronizedBeforeSuite(func() []byte {
 		if bin := os.Getenv("LOGJAM_SIMRT"); bin != "" { // built once by logjam chaos
 			return []byte(bin)
@@ -291,8 +292,10 @@ func LinuxOnly(needs string) {
 
 // sendProgress tells logjam chaos (runner.ProgressEnv) how many specs the
 // suite will run, and each spec's cells as it ends: the run's per-cell
-// progress. A spec skipped at run time (another shard's) was counted: it
-// is dropped from the count; one the focus left out never was.
+// progress. Every process of a family sends the same count (the first
+// counts). A spec skipped at run time (another shard's) was counted: it
+// is dropped from the count; one another process claimed is the count's
+// once, as that process ends it; one the focus left out never was.
 func sendProgress(fam string) {
 	if os.Getenv(runner.ProgressEnv) == "" {
 		return
@@ -303,6 +306,8 @@ func sendProgress(fam string) {
 	ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
 		ev := runner.ProgressEvent{Family: fam}
 		switch {
+		case sr.State == types.SpecStateSkipped && sr.Failure.Message == claim.SkipMessage:
+			return // another process of the family runs it, and says so
 		case sr.State == types.SpecStateSkipped && sr.Failure.Message != "":
 			ev.Dropped = 1
 		case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
