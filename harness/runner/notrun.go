@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,7 +17,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"logjam/harness/report"
+	"logjam/internal/axes"
 	"logjam/scenario"
+	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
 
@@ -138,10 +142,13 @@ type plannedName struct{ name, full string }
 // notRunCell is the NOTRUN row of the spec named name, if it names a cell.
 func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {
 	id, _, err := scenario.Parse(name)
+	row := id.Scenario
 	if err != nil {
-		return report.Cell{}, false
+		if row, id, err = foundRowCell(name); err != nil {
+			return report.Cell{}, false
+		}
 	}
-	c := report.Cell{ID: id.Scenario, Cell: id, Name: name, Family: fam, Observed: verdict.NotRun,
+	c := report.Cell{ID: row, Cell: id, Name: name, Family: fam, Observed: verdict.NotRun,
 		Rerun:    report.Rerun(fam, name, o.prof.Name, o.prof.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
 		Evidence: report.Evidence{Reason: "not run: the run was interrupted before this cell started"}}
 	return c, true
@@ -150,4 +157,18 @@ func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+// foundRow is a row random search found as suites/random names its cells
+// ("RF1 <slug> [policy=P]"), played by scenario R (schedule.Findings).
+var foundRow = regexp.MustCompile(`^(RF[0-9]+) [a-z0-9-]+ \[policy=([a-z0-9]+)\]$`)
+
+// foundRowCell is the identity of a cell of such a row, so that an
+// interrupted run lists it NOTRUN as it lists the catalogue's cells.
+func foundRowCell(name string) (string, scenario.Cell, error) {
+	m := foundRow.FindStringSubmatch(name)
+	if m == nil || schedule.Findings[m[1]] == "" || !slices.Contains(axes.Policies, m[2]) {
+		return "", scenario.Cell{}, fmt.Errorf("%q names no cell of a found row", name)
+	}
+	return m[1], scenario.Cell{Scenario: "R", Policy: m[2]}.WithDefaults(), nil
 }
