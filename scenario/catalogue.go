@@ -127,7 +127,7 @@ var catalogue = []Info{
 	{ID: "F10",
 		Slug:    "crash-handler-while-keeping-a-line",
 		Family:  "fatal",
-		Summary: "sys.stderr captured in memory (StringIO); a destructor logs 2 lines outside any call (GIL held), and a runtime's crash handler (glog's or absl's failure signal handler) runs on that thread while the sink handles the 2nd line, where the sink keeps it (its own lock held) or once the sink is done with it; the handler logs a Fatal line through the sink and the runtime aborts",
+		Summary: "sys.stderr captured in memory (StringIO); a destructor logs 2 lines outside any call (GIL held), and a runtime's crash handler (glog's or absl's failure signal handler: a SIGTERM from a supervisor, a SIGSEGV) runs on that thread while the sink handles the 2nd line, where the sink keeps it (its own lock held) or once the sink is done with it; the handler logs a Fatal line through the sink (logjam::fatal) and the runtime aborts",
 		// The lines a sink kept process-wide for the capture die with it
 		// unless the fatal path, run on the thread that holds the keep's
 		// lock, writes them to fd 2 without waiting for that lock.

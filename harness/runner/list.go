@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -14,7 +15,7 @@ import (
 	"logjam/internal/config"
 )
 
-const listUsage = "usage: logjam list [-focus REGEXP] [-label-filter EXPR] [FAMILY...]"
+const listUsage = "usage: logjam list [-focus REGEXP] [-label-filter EXPR] [-expected] [FAMILY...]"
 
 // listCmd is logjam list: every cell's name, one per line after its
 // family, as -focus (and go tool ginkgo --focus) match them, read from the
@@ -24,7 +25,8 @@ func listCmd(args []string, w io.Writer) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	focus := fs.String("focus", "", "only the cells whose names match this regular expression")
-	labels := fs.String("label-filter", "", "only the specs whose labels match this Ginkgo label filter")
+	labels := fs.String("label-filter", "", "only the specs whose labels match this Ginkgo label filter (a cell's expected verdict is its label set expect, e.g. 'expect: containsAny {HANG}')")
+	expected := fs.Bool("expected", false, "after each cell's name, its expected verdict (a spec that is no cell: -)")
 	only, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return subUsage(w, listUsage, fs)
@@ -78,7 +80,11 @@ func listCmd(args []string, w io.Writer) int {
 			return fail("list %s: %v", fam, err)
 		}
 		for _, sp := range names {
-			fmt.Fprintf(w, "%-9s %s\n", fam, sp.name)
+			if !*expected {
+				fmt.Fprintf(w, "%-9s %s\n", fam, sp.name)
+				continue
+			}
+			fmt.Fprintf(w, "%-9s %s\t%s\n", fam, sp.name, cmp.Or(sp.expected, "-"))
 		}
 		n += len(names)
 	}

@@ -130,14 +130,25 @@ func plannedSpecs(ctx context.Context, o chaosOptions, fam, bin string, env []st
 			if sr.LeafNodeType != types.NodeTypeIt || sr.State != types.SpecStatePassed || !o.shard.Has(sr.FullText()) {
 				continue // another node, outside the focus, or another shard's
 			}
-			names = append(names, plannedName{name: sr.LeafNodeText, full: sr.FullText()})
+			pn := plannedName{name: sr.LeafNodeText, full: sr.FullText()}
+			for _, l := range sr.Labels() {
+				if v, ok := strings.CutPrefix(l, expectLabel); ok {
+					pn.expected = v
+				}
+			}
+			names = append(names, pn)
 		}
 	}
 	return names, nil
 }
 
-// plannedName is a spec's leaf text (a cell's name) and its full text.
-type plannedName struct{ name, full string }
+// plannedName is a spec's leaf text (a cell's name), its full text and,
+// for a cell, its expected verdict (its label expectLabel+VERDICT).
+type plannedName struct{ name, full, expected string }
+
+// expectLabel is the key of the label set that carries a cell's expected
+// verdict (suitekit.ExpectLabel; the suites' package is not linked here).
+const expectLabel = "expect:"
 
 // notRunCell is the NOTRUN row of the spec named name, if it names a cell.
 func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {

@@ -48,7 +48,7 @@ var findings = func() []TableEntry {
 	for _, f := range findingRows {
 		for i, p := range schedule.SinkPolicies {
 			js := strings.Replace(f.schedule, `"policy":"logjam"`, fmt.Sprintf("%q:%q", "policy", p), 1)
-			labels := Label("finding", p)
+			labels := Label("finding", p, suitekit.ExpectLabel(f.verdicts[i]))
 			if f.verdicts[i] != verdict.OK {
 				labels = append(labels, "negative-control")
 			}

@@ -142,6 +142,10 @@ func entry(skip int, spec cell.Spec, expected verdict.Verdict, then Then, decora
 	if expected != verdict.OK {
 		labels = append(labels, "negative-control")
 	}
+	// A label set (Ginkgo's key:value): --label-filter 'expect: containsAny {HANG}'
+	// selects the cells expected to hang, and logjam list -expected reads
+	// it from a dry run (docs/SCENARIOS.md's tables are checked against it).
+	labels = append(labels, ExpectLabel(expected))
 	args := append([]any{types.NewCodeLocation(skip), labels, spec, expected, then}, decorations...)
 	if _, ok := startsFirst[spec.Scenario]; ok {
 		args = append(args, ginkgo.SpecPriority(1))
@@ -324,3 +328,9 @@ func sendProgress(fam string) {
 		runner.SendProgress(ev)
 	})
 }
+
+// ExpectLabel is the label that carries a cell's expected verdict.
+func ExpectLabel(v verdict.Verdict) string { return ExpectLabelKey + string(v) }
+
+// ExpectLabelKey is its key, as Ginkgo's label sets spell it.
+const ExpectLabelKey = "expect:"
