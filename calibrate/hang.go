@@ -32,6 +32,9 @@ type hangWatch struct {
 	cmd     *exec.Cmd
 	after   time.Duration
 	confirm time.Duration // 0: at the deadline only
+	// waiting, if set, is called once, at the first reading that finds
+	// every thread asleep: the child's computing is over for now.
+	waiting func()
 
 	mu    sync.Mutex
 	timer *time.Timer
@@ -93,6 +96,10 @@ func (h *hangWatch) watch(pid int, quit chan struct{}) {
 		case <-tick.C:
 		}
 		ws, ok := waitState(pid)
+		if ok && h.waiting != nil && allAsleep(ws) {
+			h.waiting()
+			h.waiting = nil
+		}
 		cycle := ""
 		if ok {
 			cycle = stuckCycle(ws)
@@ -122,6 +129,15 @@ func (h *hangWatch) watch(pid int, quit chan struct{}) {
 		h.mu.Unlock()
 		return
 	}
+}
+
+func allAsleep(ws []threadWait) bool {
+	for _, w := range ws {
+		if !w.asleep {
+			return false
+		}
+	}
+	return true
 }
 
 // stop ends the watch; after it, observed is final.

@@ -13,6 +13,7 @@ import (
 	"logjam/harness/cell"
 	"logjam/harness/report"
 	"logjam/harness/watchdog"
+	"logjam/internal/cpuslot"
 	"logjam/scenario"
 	"logjam/signals"
 	"logjam/telemetry"
@@ -115,7 +116,16 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	// A hang the wait state shows is confirmed once it has stayed the same
 	// for hangConfirm (scaled): past the room check's 100 ms bound, and many
 	// times the GIL's 5 ms switch interval, its waiters' only wake-ups.
-	hang := &hangWatch{cmd: cmd, after: rowDeadline, confirm: time.Duration(float64(hangConfirm) * scale)}
+	// A CPU slot (when the caller serves them: cpuslot) while the child
+	// computes: its interpreter's start, until the wait state first shows
+	// every thread asleep.
+	release, err := cpuslot.Acquire(ctx)
+	if err != nil {
+		fd2.Abandon()
+		return nil, err
+	}
+	defer release()
+	hang := &hangWatch{cmd: cmd, after: rowDeadline, confirm: time.Duration(float64(hangConfirm) * scale), waiting: release}
 	defer hang.stop()
 	res, err := watchdog.Run(ctx, cmd, watchdog.Config{
 		Deadline:   rowDeadline + time.Duration(float64(startAllowance)*scale),

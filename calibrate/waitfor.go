@@ -29,6 +29,7 @@ import (
 // thread in one is not stuck.
 type threadWait struct {
 	tid, name string
+	asleep    bool // state S or D
 	stuck     bool
 	what      string // what it waits for, in words
 	key       string // the wait's identity (system call and address): a stuck state that changes is no hang
@@ -62,7 +63,8 @@ func waitState(pid int) (ws []threadWait, ok bool) {
 		state := st[i+2 : i+3]
 		sc := strings.Fields(readProc(base, "syscall"))
 		w.key = strings.Join(sc, " ")
-		if (state == "S" || state == "D") && len(sc) >= 5 {
+		w.asleep = state == "S" || state == "D"
+		if w.asleep && len(sc) >= 5 {
 			w.what, w.stuck = classify(pid, sc, pipes)
 		}
 		ws = append(ws, w)
