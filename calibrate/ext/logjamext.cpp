@@ -36,6 +36,7 @@
 #include "watchers.hpp"    // native watchers that cue the parent
 #include "fork.hpp"        // D5's sink-lock holder
 #include "barrier.hpp"     // the schedule threads' wait states, the barriers
+#include "waitfor.hpp"     // what the parent reads the wait-for state with: the GIL's place, the locks, the lines written
 #include "schedules.hpp"   // random-found rows' schedules
 #include "crash.hpp"       // row F10's crash handler
 
