@@ -48,9 +48,14 @@ var (
 	interps []calibrate.Interpreter
 
 	buildMu sync.Mutex
-	builds  = map[string]string{}
-	buildEr = map[string]error{}
+	builds  = map[string]*builtExt{} // by version: each built once, interpreters side by side
 )
+
+type builtExt struct {
+	once sync.Once
+	dir  string
+	err  error
+}
 
 var _ = suitekit.BuildChild()
 
@@ -107,13 +112,14 @@ func keep(env, v string) bool {
 
 func build(in calibrate.Interpreter) (string, error) {
 	buildMu.Lock()
-	defer buildMu.Unlock()
-	if d, ok := builds[in.Version]; ok {
-		return d, buildEr[in.Version]
+	b := builds[in.Version]
+	if b == nil {
+		b = &builtExt{}
+		builds[in.Version] = b
 	}
-	d, err := calibrate.Build(in)
-	builds[in.Version], buildEr[in.Version] = d, err
-	return d, err
+	buildMu.Unlock()
+	b.once.Do(func() { b.dir, b.err = calibrate.Build(in) })
+	return b.dir, b.err
 }
 
 func repeat() int {
@@ -433,10 +439,13 @@ func versions() string {
 	for _, in := range interps {
 		s := in.Version + " (" + in.Path + ")"
 		buildMu.Lock()
-		if d := builds[in.Version]; d != "" {
-			s += " [pystderr: " + calibrate.Pythonbuf(d) + " pythonbuf]"
-		}
+		b := builds[in.Version]
 		buildMu.Unlock()
+		if b != nil {
+			if d, _ := build(in); d != "" { // done: every spec has played
+				s += " [pystderr: " + calibrate.Pythonbuf(d) + " pythonbuf]"
+			}
+		}
 		if in.Missing != "" {
 			s += " [" + in.Missing + "]"
 		}
