@@ -36,7 +36,8 @@ import (
 // LOGJAM_CALIBRATE_ROOTS=dir:dir replaces ~/.pyenv/versions;
 // LOGJAM_CALIBRATE_BUFFERING=buffered|unbuffered; LOGJAM_CALIBRATE_ROWS=D1,I2;
 // LOGJAM_CALIBRATE_REPEAT=20 runs each real cell 20 times and reports the
-// agreement rate (make calibrate-stress); LOGJAM_TIMEOUT_SCALE scales every
+// agreement rate (make calibrate-stress); LOGJAM_CALIBRATE_J=N plays N cells
+// at a time (ahead_test.go); LOGJAM_TIMEOUT_SCALE scales every
 // deadline; LOGJAM_CALIBRATE_REPORT names the matrix written (default
 // reports/calibration.json).
 
