@@ -11,7 +11,9 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"logjam/internal/claim"
 	"logjam/internal/cpuslot"
+	"logjam/internal/shard"
 )
 
 // Cells played ahead. A real cell mostly waits (for its interpreter's
@@ -71,9 +73,11 @@ func register(name string, p play) {
 }
 
 // planAhead previews the suite (before RunSpecs) and keeps the specs that
-// will run, in order; under Ginkgo's parallel mode it plans nothing.
+// will run, in order; under Ginkgo's parallel mode, or a shard or claims
+// (skips the preview cannot see: suitekit's BeforeEach), it plans nothing.
 func planAhead(description string) {
-	if suiteConfig, _ := ginkgo.GinkgoConfiguration(); suiteConfig.ParallelTotal > 1 || childrenAtATime() == 1 {
+	if suiteConfig, _ := ginkgo.GinkgoConfiguration(); suiteConfig.ParallelTotal > 1 || childrenAtATime() == 1 ||
+		os.Getenv(shard.Env) != "" || os.Getenv(claim.Env) != "" {
 		return
 	}
 	r := ginkgo.PreviewSpecs(description, ginkgo.Label(family))
