@@ -33,12 +33,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-calibrate.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-git clone -q --no-checkout "$root" "$tmp/base" && git -C "$tmp/base" checkout -q "$base" || {
-	echo "bench-calibrate: cannot check out $base" >&2
-	exit 2
-}
-this=$(git describe --always --dirty)
-basedesc=$(git -C "$tmp/base" describe --always)
+. scripts/bench-lib.sh
+bench_base bench-calibrate
 
 # one TREE NAME [VAR=VALUE...]: one timed run of the calibrate suite;
 # appends "wall reported agreed played" to $tmp/NAME.times.
@@ -53,10 +49,6 @@ one() {
 		/^calibrate: interpreters .* s wall$/ { rep = $(NF - 2) }
 		/^  python [0-9.]+: [0-9]+ real cells, [0-9]+ agree/ { played += $3; agreed += $6 }
 		END { printf "%.1f %s %d %d\n", wall, (rep == "" ? "-" : rep), agreed, played }' "$out.txt" >>"$tmp/$name.times"
-}
-
-median() { # FILE COLUMN
-	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')
