@@ -6,7 +6,7 @@ N ?= 20
 
 ZOO_STREAMS ?= 10
 ZOO_CAP ?= 2000
-.PHONY: help list doctor zoo test chaos chaos-nightly nightly-local focus report bench bench-matrix fuzz lint mutants stress stress-daemon calibrate calibrate-stress
+.PHONY: help list doctor zoo test chaos chaos-nightly nightly-local focus report bench bench-matrix bench-calibrate fuzz lint mutants stress stress-daemon calibrate calibrate-stress
 
 help:            ## this list (the default target)
 	@grep -E '^[a-z-]+: +##' $(MAKEFILE_LIST) | sed -E 's/: +## /\t/' | awk -F'\t' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -67,8 +67,11 @@ DAEMON_N ?= 200
 stress-daemon:   ## the daemon family with its window widened (a failpoint) DAEMON_N times; a table of every verdict that differed
 	./scripts/stress-daemon.sh $(DAEMON_N)
 
-calibrate:       ## the real column: every row on every CPython found (python3, python3.X, pyenv), both bufferings of sys.stderr; reports/calibration.{json,txt}
-	$(GINKGO) --timeout 4h --label-filter calibrate ./calibrate
+calibrate:       ## the real column: every row on every CPython found (python3, python3.X, pyenv), both bufferings of sys.stderr, cells side by side (LOGJAM_CALIBRATE_J, default four a core); reports/calibration.{json,txt}
+	$(GINKGO) --timeout 1h --label-filter calibrate ./calibrate
+
+bench-calibrate: ## the real column's figures (make calibrate, CI's step) side by side with the commit before its cells ran side by side (RUNS=1)
+	scripts/bench-calibrate.sh -n $(or $(RUNS),1)
 
 PY ?= default
 calibrate-stress: ## each timing-sensitive real cell N times (default 20) on PY (default python3); prints the agreement rate

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"logjam/internal/childbin"
+	"logjam/internal/cpuslot"
 	"logjam/internal/owndir"
 )
 
@@ -166,10 +168,37 @@ func Compiler() (string, error) {
 	return exec.LookPath(cxx)
 }
 
+// Builds: one at a time for each cache entry (a lock each), side by side
+// for different interpreters; buildDone remembers the entries made or
+// checked by this process.
 var (
-	buildMu   sync.Mutex
-	buildDone = map[string]string{}
+	buildMu    sync.Mutex
+	buildDone  = map[string]string{}
+	buildLocks = map[string]*sync.Mutex{}
 )
+
+// buildLock is the lock of the cache entry dir.
+func buildLock(dir string) *sync.Mutex {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if buildLocks[dir] == nil {
+		buildLocks[dir] = &sync.Mutex{}
+	}
+	return buildLocks[dir]
+}
+
+func built(dir string) (string, bool) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	d, ok := buildDone[dir]
+	return d, ok
+}
+
+func markBuilt(dir string) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	buildDone[dir] = dir
+}
 
 // Build compiles the extension for in into the cache (keyed by its
 // sources, the header, the driver and the interpreter) and returns the
@@ -239,9 +268,10 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	}
 	fmt.Fprintf(h, "%s|%s|%s|%s", in.Path, in.Version, in.Include, cxx)
 	dir := filepath.Join(CacheDir(), in.Version+"-"+hex.EncodeToString(h.Sum(nil))[:12])
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if d, ok := buildDone[dir]; ok {
+	lock := buildLock(dir)
+	lock.Lock()
+	defer lock.Unlock()
+	if d, ok := built(dir); ok {
 		return d, nil
 	}
 	if err := owndir.Ensure(CacheDir()); err != nil {
@@ -252,9 +282,16 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 		if err := os.WriteFile(filepath.Join(dir, "run_row.py"), driverSource, 0o644); err != nil {
 			return "", err
 		}
-		buildDone[dir] = dir
+		markBuilt(dir)
 		return dir, nil
 	}
+	// The compiler computes: a CPU slot while it runs, when the caller
+	// serves them (cpuslot).
+	release, err := cpuslot.Acquire(context.Background())
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	tmp, err := os.MkdirTemp(CacheDir(), "build-")
 	if err != nil {
 		return "", err
@@ -326,6 +363,6 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	if err := os.Rename(out, so); err != nil {
 		return "", err
 	}
-	buildDone[dir] = dir
+	markBuilt(dir)
 	return dir, nil
 }

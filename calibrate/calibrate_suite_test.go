@@ -25,5 +25,6 @@ func TestCalibrate(t *testing.T) {
 		fmt.Println(why)
 		t.Skip(why)
 	}
+	planAhead(family + " suite")
 	suitekit.RunSuite(t, family)
 }

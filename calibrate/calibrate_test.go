@@ -1,6 +1,7 @@
 package calibrate_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -35,7 +36,8 @@ import (
 // LOGJAM_CALIBRATE_ROOTS=dir:dir replaces ~/.pyenv/versions;
 // LOGJAM_CALIBRATE_BUFFERING=buffered|unbuffered; LOGJAM_CALIBRATE_ROWS=D1,I2;
 // LOGJAM_CALIBRATE_REPEAT=20 runs each real cell 20 times and reports the
-// agreement rate (make calibrate-stress); LOGJAM_TIMEOUT_SCALE scales every
+// agreement rate (make calibrate-stress); LOGJAM_CALIBRATE_J=N plays N cells
+// at a time (ahead_test.go); LOGJAM_TIMEOUT_SCALE scales every
 // deadline; LOGJAM_CALIBRATE_REPORT names the matrix written (default
 // reports/calibration.json).
 
@@ -47,9 +49,14 @@ var (
 	interps []calibrate.Interpreter
 
 	buildMu sync.Mutex
-	builds  = map[string]string{}
-	buildEr = map[string]error{}
+	builds  = map[string]*builtExt{} // by version: each built once, interpreters side by side
 )
+
+type builtExt struct {
+	once sync.Once
+	dir  string
+	err  error
+}
 
 var _ = suitekit.BuildChild()
 
@@ -106,13 +113,14 @@ func keep(env, v string) bool {
 
 func build(in calibrate.Interpreter) (string, error) {
 	buildMu.Lock()
-	defer buildMu.Unlock()
-	if d, ok := builds[in.Version]; ok {
-		return d, buildEr[in.Version]
+	b := builds[in.Version]
+	if b == nil {
+		b = &builtExt{}
+		builds[in.Version] = b
 	}
-	d, err := calibrate.Build(in)
-	builds[in.Version], buildEr[in.Version] = d, err
-	return d, err
+	buildMu.Unlock()
+	b.once.Do(func() { b.dir, b.err = calibrate.Build(in) })
+	return b.dir, b.err
 }
 
 func repeat() int {
@@ -161,7 +169,9 @@ func entries() []ginkgo.TableEntry {
 					continue
 				}
 				for _, in := range interps {
-					es = append(es, ginkgo.Entry(name(row.ID, col, buf, in), in, row, col, buf, ginkgo.Label("py"+in.Short())))
+					n := name(row.ID, col, buf, in)
+					register(n, func(ctx context.Context) any { return playCell(ctx, in, row, col, buf) })
+					es = append(es, ginkgo.Entry(n, in, row, col, buf, ginkgo.Label("py"+in.Short())))
 				}
 			}
 		}
@@ -183,30 +193,10 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 			if in.Missing != "" {
 				ginkgo.Skip("python " + in.Version + ": " + in.Missing)
 			}
-			dir, err := build(in)
-			Expect(err).NotTo(HaveOccurred(), "building the extension")
-
-			spec, err := calibrate.SimSpec(row, col.policy, in.Version, buf)
-			Expect(err).NotTo(HaveOccurred())
-			if col.variant != "" {
-				spec.Variant, spec.Backend = col.variant, "cuda"
-			}
-			sim, err := cell.Run(ctx, suitekit.Bin, spec, suitekit.Profile)
-			Expect(err).NotTo(HaveOccurred(), "running the simulated cell")
-
-			var real *cell.Outcome
-			counts := map[verdict.Verdict]int{}
-			n := repeat()
-			for i := 0; i < n; i++ {
-				o, err := calibrate.Run(ctx, in, dir, row, col.policy, col.variant, buf, calibrate.Options{Scale: scale()})
-				Expect(err).NotTo(HaveOccurred(), "running the real cell")
-				counts[o.Observed]++
-				// Keep a disagreeing run's evidence when there is one.
-				if real == nil || (real.Observed == sim.Observed && o.Observed != sim.Observed) {
-					real = o
-				}
-			}
 			cellName := ginkgo.CurrentSpecReport().LeafNodeText
+			p := played(ctx, cellName).(*cellPlay)
+			Expect(p.err).NotTo(HaveOccurred(), p.step)
+			sim, spec, real, counts, n := p.sim, p.spec, p.real, p.counts, len(p.reals)
 			c := report.Cell{ID: row.ID, Name: cellName, Family: family,
 				Cell:     scenario.Cell{Scenario: row.ID, Policy: col.policy, Variant: col.variant, Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
 				Expected: real.Observed, Observed: sim.Observed, Ms: sim.Ms + real.Ms,
@@ -246,6 +236,56 @@ var _ = ginkgo.Describe("calibrate", ginkgo.Label("calibrate"), func() {
 		},
 		entries())
 })
+
+// cellPlay is one real cell played: its simulated cell and its real
+// runs (LOGJAM_CALIBRATE_REPEAT of them), or the step that failed.
+type cellPlay struct {
+	sim    *cell.Outcome
+	spec   cell.Spec
+	reals  []*cell.Outcome
+	real   *cell.Outcome // the run reported: a disagreeing one when there is one
+	counts map[verdict.Verdict]int
+	step   string
+	err    error
+}
+
+// playCell plays the simulated cell and the real one (repeat() times) of
+// row under col and buf on in.
+func playCell(ctx context.Context, in calibrate.Interpreter, row calibrate.Row, col column, buf string) *cellPlay {
+	p := &cellPlay{counts: map[verdict.Verdict]int{}}
+	dir, err := build(in)
+	if err != nil {
+		p.step, p.err = "building the extension", err
+		return p
+	}
+	spec, err := calibrate.SimSpec(row, col.policy, in.Version, buf)
+	if err != nil {
+		p.step, p.err = "the simulated cell's spec", err
+		return p
+	}
+	if col.variant != "" {
+		spec.Variant, spec.Backend = col.variant, "cuda"
+	}
+	p.spec = spec
+	if p.sim, err = cell.Run(ctx, suitekit.Bin, spec, suitekit.Profile); err != nil {
+		p.step, p.err = "running the simulated cell", err
+		return p
+	}
+	for i := 0; i < repeat(); i++ {
+		o, err := calibrate.Run(ctx, in, dir, row, col.policy, col.variant, buf, calibrate.Options{Scale: scale()})
+		if err != nil {
+			p.step, p.err = "running the real cell", err
+			return p
+		}
+		p.reals = append(p.reals, o)
+		p.counts[o.Observed]++
+		// Keep a disagreeing run's evidence when there is one.
+		if p.real == nil || (p.real.Observed == p.sim.Observed && o.Observed != p.sim.Observed) {
+			p.real = o
+		}
+	}
+	return p
+}
 
 // repeatsEntry carries a repeated cell's agreement (make calibrate-stress).
 const repeatsEntry = "calibrate-repeats"
@@ -400,10 +440,13 @@ func versions() string {
 	for _, in := range interps {
 		s := in.Version + " (" + in.Path + ")"
 		buildMu.Lock()
-		if d := builds[in.Version]; d != "" {
-			s += " [pystderr: " + calibrate.Pythonbuf(d) + " pythonbuf]"
-		}
+		b := builds[in.Version]
 		buildMu.Unlock()
+		if b != nil {
+			if d, _ := build(in); d != "" { // done: every spec has played
+				s += " [pystderr: " + calibrate.Pythonbuf(d) + " pythonbuf]"
+			}
+		}
 		if in.Missing != "" {
 			s += " [" + in.Missing + "]"
 		}

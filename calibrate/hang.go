@@ -2,59 +2,80 @@ package calibrate
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"logjam/telemetry"
 )
 
 // startAllowance is how long an interpreter may take to reach its "start"
 // event before the row's deadline begins (before the timeout scale).
 const startAllowance = 20 * time.Second
 
-// hangConfirm is how long every thread of a real run must wait for what
-// only the process can give, in the same waits, before the run is a HANG
-// (before the timeout scale).
-const hangConfirm = 500 * time.Millisecond
+// hangSettle is the least time between the two readings that prove a hang
+// (before the timeout scale). The proof does not need it (waitfor.go,
+// Proves: the sleepers' switch counts say they never woke between the
+// readings, whatever the gap); it spaces the readings beyond the GIL's
+// 5 ms switch interval, so each GIL waiter has asked again in between.
+const hangSettle = 50 * time.Millisecond
 
-// hangWatch ends a real run that hangs, reading every thread's wait state
-// from outside the child (waitfor.go; /proc/PID/task/TID): as soon as every
-// thread has waited for what only the process can give, in the same waits,
-// for confirm (a real hang confirmed; the state named), or when the run
-// outlives its row's deadline, counted from the child's "start" event (a
-// block that cannot be read as one: the raw state, WaitState). That
-// reading is the HANG's evidence; the child declares nothing.
+// hangPoll is how often the watch reads the wait state while nothing is
+// stuck; hangPollStuck, while a stuck reading waits for its proof.
+const (
+	hangPoll      = 25 * time.Millisecond
+	hangPollStuck = 10 * time.Millisecond
+)
+
+// hangWatch ends a real run that hangs, reading every thread's wait-for
+// state from outside the child (waitfor.go; /proc/PID/task/TID and what
+// the extension announced): as soon as two readings prove that nothing in
+// the process can move again (a real hang confirmed, its cycle named from
+// the later reading), or when the run outlives its row's deadline, counted
+// from the child's "start" event (a block that cannot be read as one: the
+// raw state kept). That reading is the HANG's evidence; the child declares
+// nothing.
 type hangWatch struct {
-	cmd     *exec.Cmd
-	after   time.Duration
-	confirm time.Duration // 0: at the deadline only
+	cmd    *exec.Cmd
+	after  time.Duration
+	settle time.Duration // 0: at the deadline only
+	// waiting, if set, is called once, when the child has used less than
+	// a quarter of a core over the last computeWindow: its computing is
+	// over for now (its CPU slot goes to another child).
+	waiting func()
+
+	handled atomic.Int64 // telemetry lines the parent has handled (OnEvent returned)
+	known   atomic.Pointer[Known]
 
 	mu    sync.Mutex
 	timer *time.Timer
 	seen  string
-	early bool // seen is a confirmed wait-for state, not the deadline's reading
+	cycle string // the named cycle of a confirmed hang
 	done  bool
 	quit  chan struct{}
 }
 
-// confirmed reports whether the watch ended the run on a confirmed hang
-// (before the deadline).
-func (h *hangWatch) confirmed() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.early
+// event counts a telemetry event the parent has handled, and keeps the
+// extension's announcement (KindWaitFor). Call it once the event's actions
+// (a SIGINT asked by a mark, say) are done.
+func (h *hangWatch) event(ev telemetry.Event) {
+	if k, ok := KnownFrom(ev); ok {
+		h.known.Store(&k)
+	}
+	h.handled.Add(1)
 }
 
-// hangPoll is how often the watch reads the wait state; hangMisses, how
-// many readings in a row may differ from a stuck state without ending it.
-const (
-	hangPoll   = 25 * time.Millisecond
-	hangMisses = 2
-)
+// confirmed reports whether the watch ended the run on a proven hang
+// (before the deadline), with its named cycle.
+func (h *hangWatch) confirmed() (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cycle, h.cycle != ""
+}
 
 func (h *hangWatch) arm() {
 	h.mu.Lock()
@@ -66,62 +87,107 @@ func (h *hangWatch) arm() {
 	h.timer = time.AfterFunc(h.after, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if h.done {
+		if h.done || h.seen != "" {
 			return
 		}
-		h.seen = "observed from outside: " + WaitState(pid)
+		h.seen = "observed from outside: " + h.raw(pid)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	})
-	if h.confirm > 0 {
-		h.quit = make(chan struct{})
-		go h.watch(pid, h.quit)
-	}
+	h.quit = make(chan struct{})
+	go h.watch(pid, h.quit)
 }
 
-// watch polls the wait state until the run ends, and ends the run once
-// every thread has been stuck in the same waits for confirm.
+// raw is the wait state at the deadline, every thread as it is.
+func (h *hangWatch) raw(pid int) string {
+	wf, ok := ReadWaitFor(pid, h.known.Load())
+	if !ok {
+		return "no thread readable"
+	}
+	return wf.String()
+}
+
+// watch reads the wait state until the run ends, and ends the run once a
+// stuck reading is proven by a later one (WaitFor.Proves).
 func (h *hangWatch) watch(pid int, quit chan struct{}) {
-	tick := time.NewTicker(hangPoll)
-	defer tick.Stop()
-	var since time.Time
-	key := ""
-	misses := 0
+	var anchor WaitFor
+	var since, cpuSince time.Time
+	var cpuAt uint64
+	poll := hangPoll
 	for {
 		select {
 		case <-quit:
 			return
-		case <-tick.C:
+		case <-time.After(poll):
 		}
-		ws, ok := waitState(pid)
-		cycle := ""
-		if ok {
-			cycle = stuckCycle(ws)
-		}
-		if cycle == "" || stateKey(ws) != key {
-			// A GIL waiter wakes every 5 ms and may be caught awake (on a
-			// loaded machine, waiting for a CPU): up to hangMisses readings in
-			// a row that differ leave the state as it was.
-			if misses++; key != "" && misses <= hangMisses {
-				continue
-			}
-			key, since, misses = "", time.Time{}, 0
-			if cycle != "" {
-				key, since = stateKey(ws), time.Now()
-			}
+		// The lines the parent has handled, loaded before the reading: a
+		// line the child wrote by the reading's end must have had its
+		// answer (a SIGINT sent) before the reading began.
+		handled := h.handled.Load()
+		wf, ok := ReadWaitFor(pid, h.known.Load())
+		if !ok {
 			continue
 		}
-		misses = 0
-		if time.Since(since) < h.confirm {
+		if h.waiting != nil {
+			if ticks, ok := cpuTicks(pid); !ok || cpuSince.IsZero() {
+				cpuSince, cpuAt = time.Now(), ticks
+			} else if d := time.Since(cpuSince); d >= computeWindow {
+				if time.Duration(ticks-cpuAt)*tick < d/4 {
+					h.waiting()
+					h.waiting = nil
+				}
+				cpuSince, cpuAt = time.Now(), ticks
+			}
+		}
+		if h.settle <= 0 {
+			continue
+		}
+		switch {
+		case since.IsZero() || (!wf.stuck() && !wf.gilWaiterAwake(anchor)):
+			anchor, since, poll = wf, time.Time{}, hangPoll
+			if wf.stuck() {
+				since, poll = time.Now(), hangPollStuck
+			}
+			continue
+		case !wf.stuck():
+			continue // a GIL waiter caught asking again: neither proof nor change
+		case time.Since(since) < h.settle:
+			continue
+		case !wf.Proves(anchor, handled):
+			anchor, since = wf, time.Now()
 			continue
 		}
 		h.mu.Lock()
 		if !h.done && h.seen == "" {
-			h.seen, h.early = fmt.Sprintf("observed from outside, the same for %s: %s", h.confirm, cycle), true
+			h.cycle = wf.Cycle()
+			h.seen = "observed from outside, proven by two readings " + time.Since(since).Round(time.Millisecond).String() + " apart: " + h.cycle
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		h.mu.Unlock()
 		return
 	}
+}
+
+// computeWindow is how long a child's CPU use is measured before its CPU
+// slot is given back; tick is /proc's clock tick (USER_HZ, 100 on Linux).
+const (
+	computeWindow = 100 * time.Millisecond
+	tick          = 10 * time.Millisecond
+)
+
+// cpuTicks is the CPU time pid has used (utime + stime, in ticks).
+func cpuTicks(pid int) (uint64, bool) {
+	st := readProc(fmt.Sprintf("/proc/%d", pid), "stat")
+	i := strings.LastIndexByte(st, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(st[i+1:]) // from the state on: utime and stime are fields 14 and 15 of stat
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseUint(f[11], 10, 64)
+	s, err2 := strconv.ParseUint(f[12], 10, 64)
+	return u + s, err1 == nil && err2 == nil
 }
 
 // stop ends the watch; after it, observed is final.
@@ -141,89 +207,4 @@ func (h *hangWatch) observed() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.seen
-}
-
-// WaitState describes what each thread of process pid is doing, read from
-// /proc: its name (comm: the extension names its threads as Python does),
-// its state, the kernel function it sleeps in (wchan) and its system call
-// with the first argument (a futex's address tells which threads wait on
-// the same lock). Sampled twice 50 ms apart: a thread whose context-switch
-// count moved is "running", not asleep.
-func WaitState(pid int) string {
-	dir := fmt.Sprintf("/proc/%d/task", pid)
-	type sample struct{ name, state, wchan, sc, switches string }
-	read := func() map[string]sample {
-		out := map[string]sample{}
-		tids, _ := os.ReadDir(dir)
-		for _, t := range tids {
-			base := filepath.Join(dir, t.Name())
-			s := sample{name: strings.TrimSpace(readProc(base, "comm")), wchan: strings.TrimSpace(readProc(base, "wchan"))}
-			if st := readProc(base, "stat"); st != "" {
-				if i := strings.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) {
-					s.state = st[i+2 : i+3]
-				}
-			}
-			if f := strings.Fields(readProc(base, "syscall")); len(f) >= 2 {
-				s.sc = syscallName(f[0]) + "(" + f[1] + ")"
-			} else if len(f) == 1 {
-				s.sc = f[0]
-			}
-			for _, l := range strings.Split(readProc(base, "status"), "\n") {
-				if strings.HasPrefix(l, "voluntary_ctxt_switches:") || strings.HasPrefix(l, "nonvoluntary_ctxt_switches:") {
-					s.switches += strings.TrimSpace(l[strings.IndexByte(l, ':')+1:]) + "/"
-				}
-			}
-			out[t.Name()] = s
-		}
-		return out
-	}
-	first := read()
-	time.Sleep(50 * time.Millisecond)
-	second := read()
-	if len(second) == 0 {
-		return "no threads readable under " + dir
-	}
-	var parts []string
-	asleep := 0
-	for tid, s := range second {
-		what := fmt.Sprintf("%s[%s] %s", s.name, tid, s.state)
-		if f, ok := first[tid]; ok && f.switches == s.switches && s.state != "R" {
-			asleep++
-			what += " in " + s.wchan
-			if s.sc != "" {
-				what += " " + s.sc
-			}
-		} else {
-			what += " running"
-		}
-		parts = append(parts, what)
-	}
-	sort.Strings(parts)
-	return fmt.Sprintf("%d of %d threads asleep for 50 ms: %s", asleep, len(second), strings.Join(parts, "; "))
-}
-
-func readProc(base, name string) string {
-	b, _ := os.ReadFile(filepath.Join(base, name))
-	return string(b)
-}
-
-// syscallName names the x86-64 system calls a blocked thread sits in.
-func syscallName(nr string) string {
-	switch nr {
-	case "0":
-		return "read"
-	case "1":
-		return "write"
-	case "7":
-		return "poll"
-	case "202":
-		return "futex"
-	case "230":
-		return "clock_nanosleep"
-	case "271":
-		return "ppoll"
-	case "-1":
-		return "running"
-	}
-	return "syscall " + nr
 }

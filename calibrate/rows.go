@@ -80,7 +80,7 @@ var Rows = []Row{
 	{ID: "U1", FD2: FD2File},
 	{ID: "U2", FD2: FD2File},
 	{ID: "U3", FD2: FD2File},
-	{ID: "T1", FD2: FD2File, Note: "daemon threads loop through calls while the interpreter exits (this interpreter is before 3.13.8)"},
+	{ID: "T1", FD2: FD2File, Note: "daemon threads loop through calls while the interpreter exits (this interpreter is before 3.13.8); finalization starts once each waits again (the last atexit callback: the model's barrier), and the interpreter is deleted once each has ended (the module's m_free)"},
 	{ID: "RF1", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF1"],
 		Note: "sys.stderr a capture; one call logs a line, then 8 lines outside any call (a destructor, GIL held)"},
 	{ID: "RF2", FD2: FD2File, Deadline: 5 * time.Second, Schedule: schedule.Findings["RF2"],

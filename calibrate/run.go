@@ -13,6 +13,7 @@ import (
 	"logjam/harness/cell"
 	"logjam/harness/report"
 	"logjam/harness/watchdog"
+	"logjam/internal/cpuslot"
 	"logjam/scenario"
 	"logjam/signals"
 	"logjam/telemetry"
@@ -76,7 +77,11 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	if sink == "" {
 		sink = "fd2" // lazy init: the sink plays no part
 	}
-	args := []string{in.Path, filepath.Join(dir, "run_row.py"), row.ID, sink}
+	// -S: without site's start-up hooks. Nothing of site plays in a row
+	// (run_row.py imports the standard library and logjamext, on
+	// PYTHONPATH), and a .pth file runs its code at every start: one on this
+	// machine imports certifi, 30 ms of CPU of every run's 55.
+	args := []string{in.Path, "-S", filepath.Join(dir, "run_row.py"), row.ID, sink}
 	if row.Ignored {
 		// sh's trap "" sets SIG_IGN, which exec keeps: Python then
 		// installs no SIGINT handler.
@@ -112,10 +117,18 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	// a start allowance; when the row's passes, the threads' wait state is
 	// read from outside (/proc) and the child is killed: a HANG.
 	rowDeadline := time.Duration(float64(deadline) * scale)
-	// A hang the wait state shows is confirmed once it has stayed the same
-	// for hangConfirm (scaled): past the room check's 100 ms bound, and many
-	// times the GIL's 5 ms switch interval, its waiters' only wake-ups.
-	hang := &hangWatch{cmd: cmd, after: rowDeadline, confirm: time.Duration(float64(hangConfirm) * scale)}
+	// A CPU slot (when the caller serves them: cpuslot) while the child
+	// computes: its interpreter's start and its row, until it uses less
+	// than a quarter of a core (hang.go, computeWindow).
+	release, err := cpuslot.Acquire(ctx)
+	if err != nil {
+		fd2.Abandon()
+		return nil, err
+	}
+	defer release()
+	// A hang is confirmed as soon as two readings of the wait-for state,
+	// hangSettle (scaled) apart, prove it (hang.go, waitfor.go).
+	hang := &hangWatch{cmd: cmd, after: rowDeadline, settle: time.Duration(float64(hangSettle) * scale), waiting: release}
 	defer hang.stop()
 	res, err := watchdog.Run(ctx, cmd, watchdog.Config{
 		Deadline:   rowDeadline + time.Duration(float64(startAllowance)*scale),
@@ -128,6 +141,7 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 			}
 			fd2.OnEvent(ev)
 			sig.OnEvent(ev)
+			hang.event(ev) // after its actions: a SIGINT a mark asked for has been sent
 		},
 	})
 	if err != nil {
@@ -135,9 +149,10 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 		return nil, err
 	}
 	hang.stop()
+	cycle, proven := hang.confirmed()
 	if seen := hang.observed(); seen != "" {
 		res.Verdict = verdict.Hang
-		if hang.confirmed() {
+		if proven {
 			res.Reason = fmt.Sprintf("hung: %s; killed", seen)
 		} else {
 			res.Reason = fmt.Sprintf("did not finish within %s of its start; %s; killed", rowDeadline, seen)
@@ -146,6 +161,9 @@ func Run(ctx context.Context, in Interpreter, dir string, row Row, policy, varia
 	b, ferr := fd2.Collect()
 	spec := cell.Spec{Cell: scenario.Cell{Scenario: row.ID, Policy: policy, Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buffering, Variant: variant}}
 	out := cell.Observe(spec, contract, res, b, ferr)
+	if proven {
+		out.Cycle = cycle // the real child's wait-for state, named (the watchdog saw no cycle event)
+	}
 	if out.Observed == verdict.Crash && res.Signal == "SIGABRT" && threw(res.Events) {
 		out.Reason += "; pythonbuf threw out of the noexcept ostream::sentry destructor (std::terminate)"
 	}

@@ -510,10 +510,16 @@ def row_T1():
 
 def looping_daemons(names, lines, size):
     # daemon threads loop through calls (lines each) while the interpreter
-    # exits; the script ends once each has made one call.
-    started = []
+    # exits; the script ends once each has made one call. Finalization
+    # starts once each daemon waits again (the last atexit callback: the
+    # model's barrier, ext.settle_daemons), so no daemon's write is cut off
+    # by the exit between letting the GIL go and writing.
+    import atexit
+    started, tids = [], []
+    atexit.register(ext.settle_daemons, tids)  # registered first: run last
 
     def daemon(ev):
+        tids.append(ext.tid())
         first = True
         while True:
             call("execute", ext.execute_logging, "I", lines, size, -1)
@@ -616,7 +622,7 @@ row_RF1 = row_RF2 = row_RF3 = row_RF4 = row_R
 # ---------------------------------------------------------------- lazy init
 # A pure-Python replica of torch.cuda._lazy_call / _lazy_init in four
 # variants (docs/FACTS.md). A hang is a real self-deadlock on a non-reentrant
-# lock: the watchdog's deadline finds it.
+# lock: proven from its wait state (calibrate/waitfor.go).
 
 class Lazy:
     def __init__(self, variant):

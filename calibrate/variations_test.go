@@ -1,6 +1,7 @@
 package calibrate_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/onsi/ginkgo/v2"
@@ -31,7 +32,9 @@ var _ = ginkgo.Describe("fd 2 variations", ginkgo.Label("calibrate"), func() {
 			continue
 		}
 		for _, in := range interps {
-			es = append(es, ginkgo.Entry(fmt.Sprintf("%s real [policy=logjam fd2=%s py=%s]", v.row, v.fd2, in.Version), in, v.row, v.fd2, ginkgo.Label("py"+in.Short())))
+			n := fmt.Sprintf("%s real [policy=logjam fd2=%s py=%s]", v.row, v.fd2, in.Version)
+			register(n, func(ctx context.Context) any { return playVariation(ctx, in, v.row, v.fd2) })
+			es = append(es, ginkgo.Entry(n, in, v.row, v.fd2, ginkgo.Label("py"+in.Short())))
 		}
 	}
 	ginkgo.DescribeTable("logjam beside the simulated cell",
@@ -39,24 +42,10 @@ var _ = ginkgo.Describe("fd 2 variations", ginkgo.Label("calibrate"), func() {
 			if in.Missing != "" {
 				ginkgo.Skip("python " + in.Version + ": " + in.Missing)
 			}
-			dir, err := build(in)
-			Expect(err).NotTo(HaveOccurred(), "building the extension")
-			var row calibrate.Row
-			for _, r := range calibrate.Rows {
-				if r.ID == rowID {
-					row = r
-				}
-			}
-			sc := scenario.Cell{Scenario: row.ID, Policy: "logjam", Platform: scenario.DefaultPlatform, Python: in.Version}
-			spec := cell.Spec{Cell: sc}
-			if info, err := scenario.Lookup(row.ID); err == nil && info.Contract.Ends == scenario.EndsKilled {
-				spec.Deadline = row.Deadline
-			}
-			sim, err := cell.Run(ctx, suitekit.Bin, spec, suitekit.Profile)
-			Expect(err).NotTo(HaveOccurred(), "running the simulated cell")
-			real, err := calibrate.Run(ctx, in, dir, row, "logjam", "", calibrate.Buffered, calibrate.Options{Scale: scale(), FD2: fd2})
-			Expect(err).NotTo(HaveOccurred(), "running the real cell")
 			name := ginkgo.CurrentSpecReport().LeafNodeText
+			p := played(ctx, name).(*variationPlay)
+			Expect(p.err).NotTo(HaveOccurred(), p.step)
+			row, sc, sim, real := p.row, p.sc, p.sim, p.real
 			if real.Observed != sim.Observed {
 				c := report.Cell{ID: row.ID, Name: name, Family: family, Cell: sc, Expected: sim.Observed, Observed: real.Observed,
 					Real: map[string]verdict.Verdict{in.Version: real.Observed}, Evidence: report.Evidence{Reason: real.Reason, Command: real.Command}}
@@ -68,3 +57,40 @@ var _ = ginkgo.Describe("fd 2 variations", ginkgo.Label("calibrate"), func() {
 		},
 		es)
 })
+
+// variationPlay is one fd-2 variation played: the row's simulated cell
+// under logjam and the real one with fd 2 as the variation arranges it.
+type variationPlay struct {
+	row       calibrate.Row
+	sc        scenario.Cell
+	sim, real *cell.Outcome
+	step      string
+	err       error
+}
+
+func playVariation(ctx context.Context, in calibrate.Interpreter, rowID, fd2 string) *variationPlay {
+	p := &variationPlay{}
+	dir, err := build(in)
+	if err != nil {
+		p.step, p.err = "building the extension", err
+		return p
+	}
+	for _, r := range calibrate.Rows {
+		if r.ID == rowID {
+			p.row = r
+		}
+	}
+	p.sc = scenario.Cell{Scenario: p.row.ID, Policy: "logjam", Platform: scenario.DefaultPlatform, Python: in.Version}
+	spec := cell.Spec{Cell: p.sc}
+	if info, err := scenario.Lookup(p.row.ID); err == nil && info.Contract.Ends == scenario.EndsKilled {
+		spec.Deadline = p.row.Deadline
+	}
+	if p.sim, err = cell.Run(ctx, suitekit.Bin, spec, suitekit.Profile); err != nil {
+		p.step, p.err = "running the simulated cell", err
+		return p
+	}
+	if p.real, err = calibrate.Run(ctx, in, dir, p.row, "logjam", "", calibrate.Buffered, calibrate.Options{Scale: scale(), FD2: fd2}); err != nil {
+		p.step, p.err = "running the real cell", err
+	}
+	return p
+}

@@ -50,12 +50,8 @@ GOCACHE=$(go env GOCACHE) || exit 2
 export GOCACHE XDG_CACHE_HOME="$tmp/cache"
 mkdir -p "$XDG_CACHE_HOME"
 
-git clone -q --no-checkout "$root" "$tmp/base" && git -C "$tmp/base" checkout -q "$base" || {
-	echo "bench-matrix: cannot check out $base" >&2
-	exit 2
-}
-this=$(git describe --always --dirty)
-basedesc=$(git -C "$tmp/base" describe --always)
+. scripts/bench-lib.sh
+bench_base bench-matrix
 
 # one TREE NAME ARGS...: one timed run; appends "wall user+sys user sys" to
 # $tmp/NAME.times, its output to $tmp/NAME.out.
@@ -89,10 +85,6 @@ fresh() {
 	chmod -R u+w "$dir" 2>/dev/null
 	rm -rf "$dir"
 	sync
-}
-
-median() { # FILE COLUMN
-	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')

@@ -139,4 +139,55 @@ void settle_others() {
     while (tid != self && !blocked(tid)) nap();
 }
 
+// settle_daemons(tids): the model's barrier before finalization (sim
+// programs/daemon.go, daemonsLogAtExit), run as the last atexit callback,
+// GIL held: until each daemon thread waits (waits_for: queued for the GIL
+// again, or for something else) or has ended; daemons_gone then waits for
+// them to end, later in finalization. A daemon that let the GIL go
+// for its write(2) has not run it yet when main takes the GIL back; without
+// the barrier the process could finalize and exit before that write ran
+// (T1 under buffered: LOST on a loaded machine instead of the model's
+// CRASH, 4 of 50 runs with the real cells played side by side). Each
+// daemon's wait seen is reported as evidence.
+std::vector<long> g_daemon_tids;
+
+// daemons_gone: the module's m_free, during finalization (its modules
+// cleared, the interpreter not yet deleted), GIL held: once daemons were
+// settled, until each daemon thread has ended, at most 1 s. A daemon's GIL
+// wait times out every switch interval and, finalization under way, ends
+// the thread (or unwinds it through the frame it waits in: the policy's
+// CRASH). Left waiting, on 3.10 a daemon that times out only after the
+// interpreter was deleted reads it (SIGSEGV in take_gil: CRASH where the
+// model says OK, 1 of 120 real T1 runs on a loaded machine). The bound is
+// for a daemon that waits for something else for good (a BufferedWriter
+// lock another daemon holds).
+void daemons_gone(void *) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (long tid : g_daemon_tids) {
+    std::string stat = "/proc/self/task/" + std::to_string(tid) + "/stat";
+    while (std::chrono::steady_clock::now() < until) {
+      std::string st = read_file(stat);
+      size_t r = st.rfind(')');
+      if (st.empty() || (r != std::string::npos && r + 2 < st.size() && (st[r + 2] == 'Z' || st[r + 2] == 'X'))) break;
+      nap();
+    }
+  }
+}
+
+PyObject *m_settle_daemons(PyObject *, PyObject *args) {
+  PyObject *list;
+  if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list)) return NULL;
+  std::vector<long> tids;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) tids.push_back(PyLong_AsLong(PyList_GET_ITEM(list, i)));
+  if (PyErr_Occurred()) return NULL;
+  for (long tid : tids) {
+    std::string what, sc;
+    while ((what = waits_for(tid, &sc)).empty()) nap();
+    emit("observed", "\"thread\":\"MainThread\",\"waits\":" + jstr("until daemon thread " + std::to_string(tid) + " waits: it waits for " + what) +
+         ",\"then\":\"finalizes\"");
+  }
+  g_daemon_tids = tids;  // daemons_gone waits for them at the module's end
+  Py_RETURN_NONE;
+}
+
 }  // namespace

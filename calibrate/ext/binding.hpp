@@ -6,6 +6,7 @@
 #include "etlog.hpp"
 #include "pythonbuf.hpp"
 #include "sinks.hpp"
+#include "waitfor.hpp"
 
 // A user's sink, when one is built in (its FILE.cpp defines it).
 logjam::Sink *logjam_make_sink() __attribute__((weak));
@@ -53,6 +54,7 @@ PyObject *m_setup(PyObject *, PyObject *args) {
   static TelemetryObserver tel_observer;
   logjam::set_observer(&tel_observer);
   logjam::install(s);
+  announce_waitfor();
   Py_RETURN_NONE;
 }
 

@@ -36,6 +36,7 @@
 #include "watchers.hpp"    // native watchers that cue the parent
 #include "fork.hpp"        // D5's sink-lock holder
 #include "barrier.hpp"     // the schedule threads' wait states, the barriers
+#include "waitfor.hpp"     // what the parent reads the wait-for state with: the GIL's place, the locks, the lines written
 #include "schedules.hpp"   // random-found rows' schedules
 #include "crash.hpp"       // row F10's crash handler
 
@@ -75,10 +76,11 @@ PyMethodDef methods[] = {
     {"capture_closing", m_capture_closing, METH_NOARGS, "the forwarder reads freely from now on"},
     {"read_on_barrier", m_read_on_barrier, METH_VARARGS, "read_on_barrier(fd, chunk): os.read once every barrier thread waits"},
     {"log_outside", m_log_outside, METH_VARARGS, "log_outside(n, size)"},
+    {"settle_daemons", m_settle_daemons, METH_VARARGS, "settle_daemons(tids): until each daemon thread waits or has ended (an atexit callback: the model's barrier before finalization)"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "logjamext", "log-sink policies at the C-API level", -1, methods,
-                      nullptr, nullptr, nullptr, nullptr};
+                      nullptr, nullptr, nullptr, daemons_gone};
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #endif
 #include "logjam/logjam.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>

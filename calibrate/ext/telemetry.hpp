@@ -7,6 +7,9 @@ namespace {
 
 int g_tel = -1;
 std::mutex g_tel_mu;
+// The telemetry lines written (each ended with '\n'), counted before the
+// write: the parent reads it (waitfor.hpp) to know none is still unread.
+std::atomic<unsigned long> g_tel_lines{0};
 
 std::chrono::steady_clock::time_point g_start = std::chrono::steady_clock::now();
 
@@ -58,6 +61,7 @@ double ms_since_start() {
 void tel_raw(const std::string &line) {
   if (g_tel < 0) return;
   std::lock_guard<std::mutex> g(g_tel_mu);
+  g_tel_lines += (unsigned long)std::count(line.begin(), line.end(), '\n');
   const char *p = line.data();
   size_t n = line.size();
   while (n > 0) {

@@ -1,0 +1,19 @@
+# Shared by the bench scripts (sourced, never run): the base commit's
+# clone and the median of a column of figures.
+
+# bench_base NAME: clones this repository ($root) at $base into $tmp/base
+# and sets $this and $basedesc (this tree's and the base's descriptions);
+# exits 2 with one line naming NAME when the commit cannot be checked out.
+bench_base() {
+	git clone -q --no-checkout "$root" "$tmp/base" && git -C "$tmp/base" checkout -q "$base" || {
+		echo "$1: cannot check out $base" >&2
+		exit 2
+	}
+	this=$(git describe --always --dirty)
+	basedesc=$(git -C "$tmp/base" describe --always)
+}
+
+# median FILE COLUMN: the median of COLUMN over FILE's lines.
+median() {
+	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
