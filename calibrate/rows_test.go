@@ -29,6 +29,11 @@ func TestEveryScenarioIsCalibratedOrNamed(t *testing.T) {
 			named[id] = true
 		}
 	}
+	for _, in := range scenario.All() {
+		if (in.Real.FD2 != "") == (in.Real.NotHere != "") {
+			t.Errorf("scenario %s: its Real needs one of FD2 (how the real column plays it) and NotHere (why it cannot), not %+v", in.ID, in.Real)
+		}
+	}
 	for _, id := range scenario.IDs() {
 		if !named[id] {
 			t.Errorf("scenario %s is neither a calibrated row nor named in NotReproduced", id)
@@ -85,7 +90,7 @@ func TestRandomFoundRowsAreTheSuitesSchedules(t *testing.T) {
 			continue
 		}
 		n++
-		if r.Schedule != schedule.Findings[r.ID] {
+		if r.Schedule != schedule.Findings[r.ID].Schedule {
 			t.Errorf("row %s: its schedule is not schedule.Findings[%q]", r.ID, r.ID)
 		}
 		for _, py := range []string{"3.10.13", "3.11.2", "3.13.0"} {

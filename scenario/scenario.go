@@ -82,6 +82,8 @@ type Info struct {
 	Family   string
 	Summary  string
 	Contract Contract
+	// Real is how the real column plays it, or why it cannot here.
+	Real Real
 }
 
 var byID = func() map[string]*Info {

@@ -178,7 +178,7 @@ var foundRow = regexp.MustCompile(`^(RF[0-9]+) [a-z0-9-]+ \[policy=([a-z0-9]+)\]
 // interrupted run lists it NOTRUN as it lists the catalogue's cells.
 func foundRowCell(name string) (string, scenario.Cell, error) {
 	m := foundRow.FindStringSubmatch(name)
-	if m == nil || schedule.Findings[m[1]] == "" || !slices.Contains(axes.Policies, m[2]) {
+	if m == nil || schedule.Findings[m[1]].Schedule == "" || !slices.Contains(axes.Policies, m[2]) {
 		return "", scenario.Cell{}, fmt.Errorf("%q names no cell of a found row", name)
 	}
 	return m[1], scenario.Cell{Scenario: "R", Policy: m[2]}.WithDefaults(), nil

@@ -201,7 +201,8 @@ func TestFD2ErrorsFailpointTerms(t *testing.T) {
 // Schedules written before the axis decode to themselves: RF1-RF4 and a
 // drawn schedule without errors encode byte for byte as they were.
 func TestSchedulesBeforeFD2ErrorsDecodeUnchanged(t *testing.T) {
-	for id, js := range Findings {
+	for id, f := range Findings {
+		js := f.Schedule
 		s, err := Decode(js)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)

@@ -24,22 +24,22 @@ type finding struct {
 
 var findingRows = []finding{
 	{"RF1", "destructor-logs-outside-call-stderr-captured",
-		schedule.Findings["RF1"],
+		schedule.Findings["RF1"].Schedule,
 		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.OK}},
 	// RF2 under pystderr: CRASH, not LOST; the model was wrong: pythonbuf throws the OSError out of a
 	// noexcept destructor (FINDINGS.md, "Calibrated").
 	{"RF2", "failing-stderr-fallback-on-forwarder-pipe",
-		schedule.Findings["RF2"],
+		schedule.Findings["RF2"].Schedule,
 		[]verdict.Verdict{verdict.Crash, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
 	// RF3: T2 holds its lock until MainThread waits (wait_for 1), so under pystderr the cycle forms whichever
 	// write(2) returns first (docs/TRUST.md, "Stress"). adaptive and merged: OK, not LOST; the model was
 	// wrong: T2's flush waits for the BufferedWriter's lock until MainThread's whole flush is out
 	// (FINDINGS.md, "RF1-RF4 on real CPython"); unbuffered (no lock) they stay LOST.
 	{"RF3", "flush-blocked-part-way-another-thread-writes",
-		schedule.Findings["RF3"],
+		schedule.Findings["RF3"].Schedule,
 		[]verdict.Verdict{verdict.Hang, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
 	{"RF4", "daemon-flushes-process-wide-lines-at-exit",
-		schedule.Findings["RF4"],
+		schedule.Findings["RF4"].Schedule,
 		[]verdict.Verdict{verdict.Crash, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
 }
 
