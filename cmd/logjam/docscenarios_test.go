@@ -22,39 +22,43 @@ type docRow struct {
 	verdicts map[string]string
 }
 
-// scenarioTables reads docs/SCENARIOS.md's tables whose columns are the
-// policies or the lazy-init variants, by row label ("D1", "I1 unbuffered",
-// "P4@macos", "L1/cuda"); a label twice is an error.
-func scenarioTables(t *testing.T, doc string) map[string]docRow {
-	t.Helper()
+// eachMatrixRow calls fn for each row of docs/SCENARIOS.md's tables whose
+// columns are the policies or the lazy-init variants: its line's index, the
+// table's head and the row's cells, trimmed (cells[0] its label: "D1", "I1
+// unbuffered", "P4@macos", "L1/cuda").
+func eachMatrixRow(lines []string, fn func(i int, head, cells []string)) {
 	columns := axes.Columns()
-	rows := map[string]docRow{}
 	var head []string
-	for _, line := range strings.Split(doc, "\n") {
+	for i, line := range lines {
 		if !strings.HasPrefix(line, "| ") {
 			head = nil
 			continue
 		}
 		cells := strings.Split(strings.Trim(line, "|"), "|")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
+		for j := range cells {
+			cells[j] = strings.TrimSpace(cells[j])
 		}
 		switch {
 		case head == nil:
 			head = cells
-			continue
-		case strings.HasPrefix(cells[0], "---"):
-			continue
+		case strings.HasPrefix(cells[0], "---"), head[0] != "row", !slices.Contains(columns, head[len(head)-1]):
+			// the head's rule, or another table (the harness's, the references')
+		default:
+			fn(i, head, cells)
 		}
-		if head[0] != "row" || !slices.Contains(columns, head[len(head)-1]) {
-			continue // another table (the harness's, the references')
-		}
+	}
+}
+
+// scenarioTables reads those rows by label; a label twice is an error.
+func scenarioTables(t *testing.T, doc string) map[string]docRow {
+	t.Helper()
+	rows := map[string]docRow{}
+	eachMatrixRow(strings.Split(doc, "\n"), func(_ int, head, cells []string) {
 		r := docRow{verdicts: map[string]string{}}
 		for i, h := range head[1:] {
-			switch {
-			case h == "scenario":
+			if h == "scenario" {
 				r.summary = cells[i+1]
-			case slices.Contains(columns, h):
+			} else {
 				r.verdicts[h] = cells[i+1]
 			}
 		}
@@ -62,7 +66,7 @@ func scenarioTables(t *testing.T, doc string) map[string]docRow {
 			t.Errorf("docs/SCENARIOS.md has row %q twice", cells[0])
 		}
 		rows[cells[0]] = r
-	}
+	})
 	return rows
 }
 
@@ -171,25 +175,8 @@ func summaryOf(row string) (string, error) {
 // rewriteScenarioTables gives each row of the policy and variant tables the
 // suites' verdicts and the catalogue's summary; rows and their order stay.
 func rewriteScenarioTables(doc string, tree map[string]map[string]string) []byte {
-	columns := axes.Columns()
 	lines := strings.Split(doc, "\n")
-	var head []string
-	for i, line := range lines {
-		if !strings.HasPrefix(line, "| ") {
-			head = nil
-			continue
-		}
-		cells := strings.Split(strings.Trim(line, "|"), "|")
-		for j := range cells {
-			cells[j] = strings.TrimSpace(cells[j])
-		}
-		if head == nil {
-			head = cells
-			continue
-		}
-		if strings.HasPrefix(cells[0], "---") || head[0] != "row" || !slices.Contains(columns, head[len(head)-1]) {
-			continue
-		}
+	eachMatrixRow(lines, func(i int, head, cells []string) {
 		for j, h := range head[1:] {
 			switch {
 			case h == "scenario":
@@ -201,6 +188,6 @@ func rewriteScenarioTables(doc string, tree map[string]map[string]string) []byte
 			}
 		}
 		lines[i] = "| " + strings.Join(cells, " | ") + " |"
-	}
+	})
 	return []byte(strings.Join(lines, "\n"))
 }
