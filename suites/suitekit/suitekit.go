@@ -63,6 +63,7 @@ func RunSuite(t *testing.T, fam string) {
 	Profile, family = prof, fam
 	checkCatalogue(fam)
 	sendProgress(fam)
+	writeSpecReport() // after the suite's other ReportAfterSuite nodes, whose own reports it keeps
 	RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, fam+" suite", ginkgo.Label(fam))
 }
