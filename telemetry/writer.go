@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"strconv"
@@ -63,24 +62,4 @@ func (t *Writer) Emit(p Payload) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, _ = t.w.Write(b)
-}
-
-// Encode returns one event's line (without the newline), with "t" = ms.
-func Encode(p Payload, ms float64) ([]byte, error) {
-	body, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	kind, _ := json.Marshal(p.Kind())
-	b := append([]byte(`{"ev":`), kind...)
-	b = append(b, `,"t":`...)
-	t, _ := json.Marshal(ms)
-	b = append(b, t...)
-	if len(body) > 2 {
-		b = append(b, ',')
-		b = append(b, body[1:]...)
-	} else {
-		b = append(b, '}')
-	}
-	return b, nil
 }

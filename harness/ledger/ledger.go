@@ -371,7 +371,13 @@ func completeLines(b []byte) map[string]int {
 
 var noteRE = regexp.MustCompile(`(\d+) lines \((\d+) bytes\) left out`)
 
+// parseNote reads the cap's note. Every complete line of every stream is
+// asked: one without the note's fixed words is none, without the regular
+// expression (4% of the suites' processes' CPU in a warm matrix).
 func parseNote(line string) (lines, bytes int, ok bool) {
+	if !strings.Contains(line, " bytes) left out") {
+		return 0, 0, false
+	}
 	m := noteRE.FindStringSubmatch(line)
 	if m == nil {
 		return 0, 0, false

@@ -36,6 +36,11 @@ const chaosUsage = "usage: logjam chaos [-profile P] [-focus REGEXP] [-label-fil
 // its expectation.
 const KeepBundlesEnv = "LOGJAM_KEEP_BUNDLES"
 
+// SpecReportEnv names the file a spec process writes its Ginkgo JSON
+// report to, without the specs another process of its family claimed
+// (suitekit; mergeReports joins them).
+const SpecReportEnv = "LOGJAM_SPEC_REPORT"
+
 // chaosOptions are logjam chaos's flags, checked before anything runs.
 type chaosOptions struct {
 	prof config.Profile

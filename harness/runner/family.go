@@ -79,8 +79,9 @@ func runSpecProcesses(o chaosOptions, fam, bin string, r int, js string, env []s
 		args = append(args, "-ginkgo.label-filter="+o.labels)
 	}
 	env = append(slices.Clip(env), fmt.Sprintf("LOGJAM_REPEAT=%d", r)) // families share env: never write into its array
+	claims := ""
 	if n > 1 {
-		claims := filepath.Join(o.out, "claims", fmt.Sprintf("%s.r%d", fam, r))
+		claims = filepath.Join(o.out, "claims", fmt.Sprintf("%s.r%d", fam, r))
 		if err := os.MkdirAll(claims, 0o755); err != nil {
 			return err
 		}
@@ -102,9 +103,9 @@ func runSpecProcesses(o chaosOptions, fam, bin string, r int, js string, env []s
 			p.startErr = err
 			continue
 		}
-		p.cmd = exec.Command(bin, append(slices.Clip(args), "-ginkgo.json-report="+p.js)...)
+		p.cmd = exec.Command(bin, args...)
 		p.cmd.Dir = filepath.Join(o.root, "suites", fam) // where go test runs a package's tests
-		p.cmd.Env = env
+		p.cmd.Env = append(slices.Clip(env), SpecReportEnv+"="+p.js)
 		p.cmd.Stdout, p.cmd.Stderr = out, out
 		p.cmd.SysProcAttr = dieWithParent(&syscall.SysProcAttr{Setpgid: true}) // and its children with it (DieWithParentEnv)
 		p.startErr = p.cmd.Start()
@@ -129,7 +130,7 @@ func runSpecProcesses(o chaosOptions, fam, bin string, r int, js string, env []s
 		reports = append(reports, p.js)
 		appendLog(logf, p.log, fmt.Sprintf("%s, repeat %d, spec process %d of %d", fam, r, i+1, n))
 	}
-	if err := mergeReports(reports, js); err != nil {
+	if err := mergeReports(reports, claims, js); err != nil {
 		os.Remove(js) // no report: repeatOutcome says so
 	}
 	for _, p := range reports {
@@ -153,18 +154,21 @@ func appendLog(logf *os.File, path, what string) {
 
 // mergeReports joins the Ginkgo JSON reports of a family's spec processes
 // into one at out, as Ginkgo's CLI joins its parallel processes': every
-// spec once, as the process that ran it reported it. A spec every process
-// skipped as another's claim was claimed by a process that ended before it
-// reported it: it is a failed spec, saying so, never a spec that vanished.
-// A process that left no report adds nothing (its exit status is the
-// repeat's row). Each spec's report is kept as its JSON: only the fields
-// that place and rank it are decoded (each process lists every spec of the
-// family, most of them as claimed elsewhere).
-func mergeReports(paths []string, out string) error {
+// spec once, as the process that ran it reported it. Each process reports
+// the specs it ran or skipped, not those another process claimed
+// (suitekit, SpecReportEnv), so a spec is in the report of the process
+// that claimed it. When a process left no report, the specs it claimed are
+// read from their claims (claims, the family's folder of them; "" when it
+// had one process): one no report has is a failed spec, saying so, never a
+// spec that vanished. A process that left no report adds nothing else (its
+// exit status is the repeat's row). Each spec's report is kept as its
+// JSON: only the fields that place and rank it are decoded.
+func mergeReports(paths []string, claims, out string) error {
 	var top map[string]json.RawMessage // the first report's fields
 	var specs []json.RawMessage
 	var ranks []int
 	succeeded := true
+	reported := 0          // the reports read
 	at := map[string]int{} // spec -> its index in specs
 	for _, path := range paths {
 		raw, err := os.ReadFile(path)
@@ -185,6 +189,7 @@ func mergeReports(paths []string, out string) error {
 		if first {
 			top = r
 		}
+		reported++
 		succeeded = succeeded && ok
 		for _, spec := range reports {
 			var sr types.SpecReport
@@ -212,6 +217,20 @@ func mergeReports(paths []string, out string) error {
 	}
 	if top == nil {
 		return errors.New("no spec process left a report")
+	}
+	if reported < len(paths) && claims != "" {
+		held, _ := claim.Claims(claims)
+		for _, spec := range held {
+			var sr types.SpecReport
+			if json.Unmarshal(spec, &placed{&sr}) != nil || sr.LeafNodeType != types.NodeTypeIt {
+				continue // cut short as its process died: that process left its repeat's row
+			}
+			key := sr.FullText() + "\x00" + sr.LeafNodeLocation.String()
+			if _, seen := at[key]; !seen {
+				at[key] = len(specs)
+				specs, ranks = append(specs, spec), append(ranks, 0)
+			}
+		}
 	}
 	for i, spec := range specs {
 		if ranks[i] != 0 {

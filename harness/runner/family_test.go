@@ -35,16 +35,38 @@ func writeReport(t *testing.T, dir, name string, specs ...types.SpecReport) stri
 
 // A family's spec processes' reports join into one as Ginkgo's CLI joins
 // its parallel processes': each spec once, as the process that ran it
-// says; one every process skipped as another's claim is a failed spec
-// (its process ended first), never one that vanished.
+// says. A process reports the specs it claimed, not the others'; one
+// claimed by a process that left no report is a failed spec, read from its
+// claim, never one that vanished (as is one a process listed as another's
+// claim, and every other skipped).
 func TestMergeReportsKeepsEachSpecOnceAsItRan(t *testing.T) {
 	dir := t.TempDir()
+	claims := filepath.Join(dir, "claims")
+	t.Setenv(claim.Env, claims)
+	if err := os.Mkdir(claims, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	procs := make([]*claim.Claimer, 3)
+	for i := range procs {
+		procs[i], _ = claim.FromEnv()
+	}
+	// The order every process walks, and who claimed each spec: p3 (index
+	// 2) claimed C and E, and died.
+	for i, text := range []string{"A", "B", "C", "D", "E"} {
+		won := map[string]int{"A": 0, "B": 1, "C": 2, "D": 1, "E": 2}[text]
+		what, _ := json.Marshal(spec(text, types.SpecStateSkipped, claim.SkipMessage))
+		for _, p := range []int{won, (won + 1) % 3, (won + 2) % 3} { // the winner first
+			if ok, err := procs[p].Take(text, what); err != nil || ok != (p == won) {
+				t.Fatalf("spec %d %s: process %d claimed %v, %v", i, text, p, ok, err)
+			}
+		}
+	}
 	claimed := func(text string) types.SpecReport { return spec(text, types.SpecStateSkipped, claim.SkipMessage) }
-	p1 := writeReport(t, dir, "p1", spec("A", types.SpecStatePassed, ""), claimed("B"), claimed("C"), spec("D", types.SpecStateSkipped, "interrupted"), claimed("E"))
-	p2 := writeReport(t, dir, "p2", claimed("A"), spec("B", types.SpecStateFailed, "boom"), claimed("C"), spec("D", types.SpecStatePassed, ""), claimed("E"))
-	gone := filepath.Join(dir, "p3") // a process that left no report (it claimed E and died)
+	p1 := writeReport(t, dir, "p1", spec("A", types.SpecStatePassed, ""), claimed("B"), spec("D", types.SpecStateSkipped, "interrupted"))
+	p2 := writeReport(t, dir, "p2", spec("B", types.SpecStateFailed, "boom"), spec("D", types.SpecStatePassed, ""))
+	gone := filepath.Join(dir, "p3") // a process that left no report (it claimed C and E and died)
 	out := filepath.Join(dir, "merged.json")
-	if err := mergeReports([]string{p1, p2, gone}, out); err != nil {
+	if err := mergeReports([]string{p1, p2, gone}, claims, out); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(out)
@@ -78,7 +100,7 @@ func TestMergeReportsKeepsEachSpecOnceAsItRan(t *testing.T) {
 	if len(got) != len(want) || suiteNodes != 1 || rs[0].SuiteSucceeded {
 		t.Errorf("%d specs, %d suite nodes, succeeded %v; want 5, 1 (the first process's), false", len(got), suiteNodes, rs[0].SuiteSucceeded)
 	}
-	if err := mergeReports([]string{gone}, filepath.Join(dir, "none.json")); err == nil {
+	if err := mergeReports([]string{gone}, claims, filepath.Join(dir, "none.json")); err == nil {
 		t.Error("no report at all was merged into one")
 	}
 }

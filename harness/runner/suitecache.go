@@ -328,16 +328,24 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string, runDi
 		}
 	}
 	// Without DWARF the links take a third less CPU; stacks keep their
-	// names and lines.
-	tests := []string{"test", "-c", "-ldflags=-s -w", "-o", tmp + string(filepath.Separator)}
+	// names and lines. Without go test's vet: it computed vet facts for
+	// every package the suites import (358 actions, a third of a fresh
+	// clone's suite build: go test -c -debug-trace); go vet ./... and
+	// ./logjam test vet the suites (a superset of go test's checks).
+	tests := []string{"test", "-c", "-vet=off", "-ldflags=-s -w", "-o", tmp + string(filepath.Separator)}
 	for _, f := range fams {
 		tests = append(tests, "./suites/"+f)
 	}
 	// The go command, and the compile and link processes it starts, die
 	// with logjam however it dies (childbin.GoCommand); its own scratch
 	// (GOTMPDIR) is in ours: a killed run leaves one folder, swept next time.
+	// The suites are built as the child is (childbin.BuildEnv: cgo off), so
+	// that both, and logjam itself (the logjam script builds it so), share
+	// one compiled copy of every package: with cgo on for the suites, each
+	// package above net was compiled twice in a fresh clone (about 7 s of
+	// 2 cores), and a suite process started through the dynamic loader.
 	suites := childbin.GoCommand(ctx, tests...)
-	suites.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
+	suites.Env = childbin.BuildEnv("GOTMPDIR=" + gotmp)
 	child := childbin.BuildCommand(ctx, filepath.Join(tmp, "simrt"), "GOTMPDIR="+gotmp)
 	cmds := []*exec.Cmd{child, suites}
 	outs := make([]bytes.Buffer, len(cmds))

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,9 +33,11 @@ func TestACorruptSuiteCacheEntryIsRebuiltNotRun(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	root := t.TempDir()
 	for name, body := range map[string]string{
-		"go.mod":             "module fixture\n\ngo 1.22\n",
-		"cmd/simrt/main.go":  "package main\n\nfunc main() {}\n",
-		"suites/x/x_test.go": "package x\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+		"go.mod":            "module fixture\n\ngo 1.22\n",
+		"cmd/simrt/main.go": "package main\n\nfunc main() {}\n",
+		// net, whose resolver links libc with cgo on: the suite is built
+		// static all the same.
+		"suites/x/x_test.go": "package x\n\nimport (\n\t\"net\"\n\t\"testing\"\n)\n\nfunc TestX(t *testing.T) { _ = net.IPv4len }\n",
 	} {
 		_ = os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755)
 		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
@@ -59,6 +62,20 @@ func TestACorruptSuiteCacheEntryIsRebuiltNotRun(t *testing.T) {
 	}
 	if out, err := exec.Command(bins["x"], "-test.run", "X").CombinedOutput(); err != nil {
 		t.Fatalf("the suite announced during the build does not run once it is done: %v\n%s", err, out)
+	}
+	if runtime.GOOS == "linux" {
+		// Built as the child is (cgo off): no dynamic loader at a suite
+		// process's start, and every package compiled once for both.
+		f, err := elf.Open(bins["x"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Error("the suite is dynamically linked (it names an interpreter)")
+			}
+		}
+		f.Close()
 	}
 	cleanup()
 	if _, err := os.Stat(bins["x"]); !os.IsNotExist(err) {

@@ -26,12 +26,14 @@ func guarded(ctx context.Context, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// BuildEnv is the environment every build of the child runs with: the
+// BuildEnv is the environment every build of the child runs with, and the
+// suites' (logjam chaos) and logjam's own (the logjam script): the
 // caller's, with cgo off. The child is pure Go, but pingcap/failpoint links
 // net/http and with it net's cgo resolver, which made it a dynamically
 // linked binary: each start ran the dynamic loader and libc's and cgo's
 // initialisation. Static, a child's start takes about a fifth less CPU
-// (docs/RANDOM.md, "Shrinking"); the run is the same Go code.
+// (docs/RANDOM.md, "Shrinking"); the run is the same Go code. The three
+// built alike share every compiled package in the go command's cache.
 func BuildEnv(extra ...string) []string {
 	return append(append(os.Environ(), "CGO_ENABLED=0"), extra...)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,8 +22,8 @@ import (
 const Env = "LOGJAM_CLAIMS"
 
 // SkipMessage is the whole message of a spec skipped because another
-// process of its family claimed it first: the runner drops such a spec
-// from that process's report, and suitekit from the run's progress.
+// process of its family claimed it first: suitekit leaves such a spec out
+// of that process's report and of the run's progress.
 const SkipMessage = "claimed by another spec process of its family"
 
 // Claimer claims a process's specs in the order it reaches them.
@@ -49,8 +50,9 @@ func FromEnv() (*Claimer, error) {
 // true when it is this process's to run. The claim's name is the spec's
 // ordinal and a hash of its text, so two processes that disagreed on the
 // order would both run a spec (seen twice in the report), never both skip
-// it.
-func (c *Claimer) Take(fullText string) (bool, error) {
+// it. A claim this process wins holds what (the spec as the runner would
+// report it, were the process to die before it reports it: Claims).
+func (c *Claimer) Take(fullText string, what []byte) (bool, error) {
 	h := fnv.New64a()
 	h.Write([]byte(fullText))
 	name := fmt.Sprintf("%d-%016x", c.n, h.Sum64())
@@ -62,5 +64,38 @@ func (c *Claimer) Take(fullText string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("claiming a spec: %v", err)
 	}
-	return true, f.Close()
+	_, err = f.Write(what)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return true, fmt.Errorf("claiming a spec: %v", err)
+	}
+	return true, nil
+}
+
+// maxClaimBytes bounds what Claims reads of one claim.
+const maxClaimBytes = 64 << 10
+
+// Claims is what each claim in dir holds (Take's what), in no order. A
+// claim of a process that died while it wrote is there, maybe cut short.
+func Claims(dir string) ([][]byte, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for _, e := range entries {
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(io.LimitReader(f, maxClaimBytes))
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }

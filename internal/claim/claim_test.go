@@ -26,7 +26,7 @@ func TestEverySpecIsClaimedExactlyOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range specs {
-				ok, err := c.Take(fmt.Sprintf("family spec %d", i))
+				ok, err := c.Take(fmt.Sprintf("family spec %d", i), []byte(fmt.Sprint(p)))
 				if err != nil {
 					t.Error(err)
 					return
@@ -36,6 +36,14 @@ func TestEverySpecIsClaimedExactlyOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	held, err := Claims(os.Getenv(Env))
+	if err != nil || len(held) != specs {
+		t.Fatalf("Claims: %d claims, %v", len(held), err)
+	}
+	byProc := map[string]int{}
+	for _, b := range held {
+		byProc[string(b)]++
+	}
 	for i := range specs {
 		n := 0
 		for p := range procs {
@@ -47,6 +55,17 @@ func TestEverySpecIsClaimedExactlyOnce(t *testing.T) {
 			t.Errorf("spec %d claimed by %d processes, want 1", i, n)
 		}
 	}
+	for p := range procs {
+		n := 0
+		for _, w := range won[p] {
+			if w {
+				n++
+			}
+		}
+		if byProc[fmt.Sprint(p)] != n {
+			t.Errorf("process %d won %d claims, %d hold its mark", p, n, byProc[fmt.Sprint(p)])
+		}
+	}
 }
 
 // Two processes that disagree on a spec's text both run it: a spec is
@@ -55,10 +74,10 @@ func TestAnOrderThatDisagreesRunsBothNeverNeither(t *testing.T) {
 	t.Setenv(Env, t.TempDir())
 	a, _ := FromEnv()
 	b, _ := FromEnv()
-	if ok, _ := a.Take("spec x"); !ok {
+	if ok, _ := a.Take("spec x", nil); !ok {
 		t.Fatal("the first claim lost")
 	}
-	if ok, _ := b.Take("spec y"); !ok {
+	if ok, _ := b.Take("spec y", nil); !ok {
 		t.Error("another spec at the same place was skipped")
 	}
 }

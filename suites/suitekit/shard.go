@@ -1,13 +1,17 @@
 package suitekit
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
+	"logjam/harness/runner"
 	"logjam/internal/claim"
 	"logjam/internal/shard"
 )
@@ -31,14 +35,15 @@ func skipOthers() {
 		return
 	}
 	ginkgo.BeforeEach(func() {
-		name := ginkgo.CurrentSpecReport().FullText()
+		sr := ginkgo.CurrentSpecReport()
+		name := sr.FullText()
 		if !s.Has(name) {
 			ginkgo.Skip(shard.SkipMessage + s.String())
 		}
 		if claims == nil {
 			return
 		}
-		mine, err := claims.Take(name)
+		mine, err := claims.Take(name, claimed(sr))
 		if err != nil {
 			ginkgo.Fail(err.Error())
 		}
@@ -62,4 +67,43 @@ func ReportsDir() string {
 func repeat() int {
 	n, _ := strconv.Atoi(os.Getenv("LOGJAM_REPEAT"))
 	return n
+}
+
+// claimed is what a claim holds: the spec as the runner reports it when
+// the process that claimed it died before it reported it (where it is, its
+// texts and labels; runner.mergeReports marks it failed).
+func claimed(sr types.SpecReport) []byte {
+	b, _ := json.Marshal(types.SpecReport{ContainerHierarchyTexts: sr.ContainerHierarchyTexts,
+		ContainerHierarchyLocations: sr.ContainerHierarchyLocations, ContainerHierarchyLabels: sr.ContainerHierarchyLabels,
+		LeafNodeType: sr.LeafNodeType, LeafNodeLocation: sr.LeafNodeLocation, LeafNodeLabels: sr.LeafNodeLabels,
+		LeafNodeText: sr.LeafNodeText, State: types.SpecStateSkipped, Failure: types.Failure{Message: claim.SkipMessage}})
+	return b
+}
+
+// writeSpecReport registers, when logjam chaos names this spec process's
+// report (runner.SpecReportEnv), the suite's last ReportAfterSuite: it
+// writes the process's Ginkgo JSON report there, leaving out the specs
+// another process claimed (each process walks every spec of its family, so
+// these were most of each report; their claims hold them for the runner,
+// internal/claim). Written whole or not at all (a rename).
+func writeSpecReport() {
+	path := os.Getenv(runner.SpecReportEnv)
+	if path == "" {
+		return
+	}
+	ginkgo.ReportAfterSuite("logjam: this spec process's report", func(r ginkgo.Report) {
+		r.SpecReports = slices.DeleteFunc(slices.Clone(r.SpecReports), func(sr types.SpecReport) bool {
+			return sr.State == types.SpecStateSkipped && sr.Failure.Message == claim.SkipMessage
+		})
+		b, err := json.Marshal([]types.Report{r})
+		if err == nil {
+			err = os.WriteFile(path+".part", b, 0o644)
+		}
+		if err == nil {
+			err = os.Rename(path+".part", path)
+		}
+		if err != nil {
+			ginkgo.Fail("writing the spec process's report: " + err.Error())
+		}
+	})
 }

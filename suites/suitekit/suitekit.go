@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -40,12 +41,21 @@ var (
 	family string
 )
 
+// suiteGCPercent is the suite processes' GOGC unless GOGC says otherwise.
+const suiteGCPercent = 400
+
 // RunSuite loads the profile and runs the suite's specs. A missing or
 // malformed ginkgo.yml, a bad LOGJAM_* variable or an ambient GO_FAILPOINTS
 // ends the process with status 2 and one line, before any spec or child
 // runs.
 func RunSuite(t *testing.T, fam string) {
 	runner.DieWithParent() // under logjam chaos, nothing outlives the run
+	if os.Getenv("GOGC") == "" {
+		// A suite process lives seconds and keeps little: the collector
+		// at the default 100 was a tenth of its CPU (perf, a warm local
+		// matrix). The children it starts keep the default.
+		debug.SetGCPercent(suiteGCPercent)
+	}
 	prof, err := config.FromEnv()
 	if err == nil {
 		var path string
@@ -63,6 +73,7 @@ func RunSuite(t *testing.T, fam string) {
 	Profile, family = prof, fam
 	checkCatalogue(fam)
 	sendProgress(fam)
+	writeSpecReport() // after the suite's other ReportAfterSuite nodes, whose own reports it keeps
 	RegisterFailHandler(ginkgo.Fail)
 	ginkgo.RunSpecs(t, fam+" suite", ginkgo.Label(fam))
 }
