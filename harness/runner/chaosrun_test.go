@@ -170,10 +170,35 @@ func TestEvictKeepsHeldAndRecentEntries(t *testing.T) {
 	defer h.Close()
 	then := time.Now().Add(-3 * time.Hour) // held, but not marked used lately
 	os.Chtimes(held+".lock", then, then)
+	// Lock files of entries evicted before: one an hour old and free, one
+	// as old and held, one fresh (a build may be about to make its entry).
+	orphan := func(name string, age time.Duration) string {
+		l := filepath.Join(base, "suites-"+name+".lock")
+		if err := os.WriteFile(l, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		then := time.Now().Add(-age)
+		os.Chtimes(l, then, then)
+		return l
+	}
+	gone, heldLock, fresh := orphan("gone", 2*time.Hour), orphan("heldlock", 2*time.Hour), orphan("fresh", time.Minute)
+	hl, err := os.Open(heldLock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hl.Close()
+	if err := syscall.Flock(int(hl.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
 	evict(base, current)
 	for dir, want := range map[string]bool{current: true, recent: true, old: true, held: true, older: false} {
 		if _, err := os.Stat(dir); (err == nil) != want {
 			t.Errorf("%s: kept %v, want %v", filepath.Base(dir), err == nil, want)
+		}
+	}
+	for l, want := range map[string]bool{gone: false, older + ".lock": true, heldLock: true, fresh: true, current + ".lock": true} {
+		if _, err := os.Stat(l); (err == nil) != want {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(l), err == nil, want)
 		}
 	}
 }

@@ -101,8 +101,9 @@ func buildSuites(ctx context.Context, root string, fams []string, ready func(nam
 	return bins, cleanup, cached, nil
 }
 
-// lockEntry takes a lock on a cache entry's lock file (entry.lock, never
-// removed, so every run locks the same file) and marks the entry used now.
+// lockEntry takes a lock on a cache entry's lock file (entry.lock, kept
+// while the entry is, so every run locks the same file; sweepLocks removes
+// it an hour after its entry is gone) and marks the entry used now.
 func lockEntry(entry string, how int) (*os.File, error) {
 	f, err := os.OpenFile(entry+".lock", os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -148,6 +149,37 @@ func evict(base, current string) {
 			continue // in use
 		}
 		os.RemoveAll(e.dir)
+		f.Close()
+	}
+	sweepLocks(base)
+}
+
+// orphanLockAge is how long a lock file may outlive its entry: far longer
+// than a build, so that no run that opened it to build the entry again is
+// still waiting on it.
+const orphanLockAge = time.Hour
+
+// sweepLocks removes the lock files whose entry is gone (an evicted one),
+// not used for orphanLockAge and held by no run; without it one is left
+// for every state of the sources ever built.
+func sweepLocks(base string) {
+	locks, _ := filepath.Glob(filepath.Join(base, "suites-*.lock"))
+	for _, l := range locks {
+		dir := strings.TrimSuffix(l, ".lock")
+		if _, err := os.Stat(dir); err == nil {
+			continue
+		}
+		st, err := os.Stat(l)
+		if err != nil || time.Since(st.ModTime()) < orphanLockAge {
+			continue
+		}
+		f, err := os.OpenFile(l, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(l)
+		}
 		f.Close()
 	}
 }
