@@ -352,3 +352,17 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// suiteTest skips a test under -short, saying why (it compiles the suites,
+// or runs them), and gives the module's root.
+func suiteTest(t *testing.T, why string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: " + why)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}

@@ -65,13 +65,7 @@ type docFigure struct {
 // figure fails here, naming the command that prints the right one (the
 // bench block's, scripts/bench-matrix.sh -readme).
 func TestTheDocumentedCountsAreTheTrees(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: compiles the suites to list their specs")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := suiteTest(t, "compiles the suites to list their specs")
 	clean := []string{"LOGJAM_PROFILE=local", "LOGJAM_RANDOM_ROWS=", "LOGJAM_RANDOM_RUNS="}
 	local := list(t, root, clean)
 	allRows := list(t, root, append(clean, "LOGJAM_RANDOM_ROWS=all"), "random")

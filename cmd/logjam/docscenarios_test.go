@@ -83,13 +83,7 @@ var foundRowName = regexp.MustCompile(`^(RF[0-9]+) \S+ \[policy=([a-z0-9]+)\]$`)
 // scenario's in the catalogue. A verdict changed in a suite, a row added
 // or a summary reworded without the doc fails here.
 func TestSCENARIOSShowsTheSuitesExpectedMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: compiles the suites to list their cells")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := suiteTest(t, "compiles the suites to list their cells")
 	cmd := exec.Command(logjamBin, "list", "-expected")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "LOGJAM_PROFILE=local", "LOGJAM_RANDOM_ROWS=", "LOGJAM_RANDOM_RUNS=")

@@ -40,12 +40,8 @@ func playing(tag, scenario string) func() []string {
 // the interrupted one and a NOTRUN row for the one never started, and
 // leaves nothing running.
 func TestCtrlCEndsTheRunWithAPartialMatrixAndNothingLeft(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: compiles and runs the suites")
-	}
+	root := suiteTest(t, "compiles and runs the suites")
 	g := NewWithT(t)
-	root, err := filepath.Abs("../..")
-	g.Expect(err).NotTo(HaveOccurred())
 	tag := fmt.Sprintf("LOGJAM_INTERRUPT_TEST=%d", os.Getpid())
 	out := t.TempDir()
 	// One spec process per family, so that D2 waits behind D1; the families

@@ -23,12 +23,8 @@ import (
 // killed mid-build) is swept by the next run's start: after it, nothing of
 // the killed runs is left.
 func TestKill9LeavesNoProcessAndTheNextRunSweepsItsScratch(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: compiles and runs the suites")
-	}
+	root := suiteTest(t, "compiles and runs the suites")
 	g := NewWithT(t)
-	root, err := filepath.Abs("../..")
-	g.Expect(err).NotTo(HaveOccurred())
 	const rounds = 3
 	var killed []int
 	for round := 1; round <= rounds; round++ {

@@ -63,13 +63,7 @@ func runLine(t *testing.T, root, line, extra string, env ...string) (*exec.Cmd, 
 // as it reads. (`go run` would fail this: it exits 1 for any non-zero
 // status; the last subtest shows it.)
 func TestTheReadmesCommandCarriesTheExitStatus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: compiles and runs the suites")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := suiteTest(t, "compiles and runs the suites")
 	cmds := readmeCommands(t, root)
 	if len(cmds) != 2 || cmds[1] != "./logjam test" || !strings.HasSuffix(cmds[0], " chaos") {
 		t.Fatalf("README's first screen must keep exactly two commands, the chaos run and `./logjam test`; it has %q", cmds)

@@ -116,12 +116,8 @@ func TestAFocusThatSelectsNothingIsBadInput(t *testing.T) {
 // built suites before any runs), and flags may follow the families, as
 // logjam list takes them.
 func TestAFocusRunsOnlyTheFamiliesItSelectsIn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: compiles and runs the suites")
-	}
+	root := suiteTest(t, "compiles and runs the suites")
 	g := NewWithT(t)
-	root, err := filepath.Abs("../..")
-	g.Expect(err).NotTo(HaveOccurred())
 	for _, args := range [][]string{
 		{"chaos", "-out", t.TempDir(), "-focus", `D1 .*policy=logjam`},
 		{"chaos", "deadlock", "fatal", "-out", t.TempDir(), "-focus", `D1 .*policy=logjam`},
@@ -139,12 +135,8 @@ func TestAFocusRunsOnlyTheFamiliesItSelectsIn(t *testing.T) {
 // no bundle (its evidence folder is empty), unless -keep-bundles; then its
 // bundle replays to the recorded verdict.
 func TestKeepBundlesMakesAnExpectedHangReplayable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: compiles and runs the suites")
-	}
+	root := suiteTest(t, "compiles and runs the suites")
 	g := NewWithT(t)
-	root, err := filepath.Abs("../..")
-	g.Expect(err).NotTo(HaveOccurred())
 	run := func(extra ...string) []string {
 		out := t.TempDir()
 		args := append([]string{"chaos", "-out", out, "-focus", `D1 .*policy=pystderr`}, extra...)
