@@ -49,16 +49,16 @@ func (e Event) Text() string {
 // a number; its names are matched as json.Unmarshal matches a struct's
 // fields (any case; of a name given twice, the last), which
 // TestParseIsJSONUnmarshal holds it to. Anything else is a KindMalformed
-// event. The line is checked (validJSON) and its members walked, not
+// event. The line is checked (json.Valid) and its members walked, not
 // decoded: a run's lines are mostly log lines' events, whose "b" only the
-// transcript's decoder reads (json.Unmarshal scanned each line twice, at
-// about half the speed; BenchmarkParse).
+// transcript's decoder reads (json.Unmarshal scanned each line twice;
+// BenchmarkParse).
 func Parse(line []byte) (ev Event, ok bool) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return Event{}, false
 	}
-	if line[0] != '{' || !validJSON(line) {
+	if line[0] != '{' || !json.Valid(line) {
 		return malformedEvent(line), true
 	}
 	kind, t, good := eventHead(line)

@@ -194,21 +194,3 @@ func BenchmarkParse(b *testing.B) {
 		}
 	})
 }
-
-func TestValidJSONIsJSONValid(t *testing.T) {
-	deep := func(n int) []byte {
-		return append(bytes.Repeat([]byte("["), n), bytes.Repeat([]byte("]"), n)...)
-	}
-	for _, b := range [][]byte{deep(maxNesting), deep(maxNesting + 1), []byte(`{"a":` + strings.Repeat(`{"a":`, maxNesting-1) + `1` + strings.Repeat(`}`, maxNesting)),
-		[]byte(`"\u12"`), []byte(`-`), []byte(`01`), []byte(`1.`), []byte(`1e`), []byte(`-0.5E+7`), []byte("\"\x1f\""), []byte("\"\xff\""), []byte(`tru`), []byte(`{"a" 1}`), []byte(`{,}`), []byte(`[1,]`)} {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Errorf("%.40q...: validJSON %v, json.Valid %v", b, got, want)
-		}
-	}
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.OneOf(jsonish(), rapid.SliceOfN(rapid.SampledFrom([]byte(`{}[]",:0123456789-+.eEtrufalsn\u \\/`+"\t\n\x01\xff")), 0, 30)).Draw(t, "b")
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("%q: validJSON %v, json.Valid %v", b, got, want)
-		}
-	})
-}

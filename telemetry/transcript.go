@@ -158,11 +158,12 @@ func (r *wireReader) lit(s string) {
 // number skips a JSON number (the writer's "t", which Meta takes from the
 // Event).
 func (r *wireReader) number() {
-	if r.ok && r.i < len(r.b) {
-		r.i, r.ok = validNumber(r.b, r.i)
+	if !r.ok || r.i >= len(r.b) || r.b[r.i] != '-' && (r.b[r.i] < '0' || r.b[r.i] > '9') {
+		r.ok = false
 		return
 	}
-	r.ok = false
+	end := valueEnd(r.b, r.i)
+	r.ok, r.i = json.Valid(r.b[r.i:end]), end
 }
 
 // int reads -?(0|[1-9][0-9]*) that an int holds.
