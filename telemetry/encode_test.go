@@ -2,29 +2,12 @@ package telemetry
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"regexp"
 	"testing"
 
 	"pgregory.net/rapid"
 )
-
-// marshalled is an event's line as encoding/json writes it: the wire that
-// Encode's own appends must reproduce byte for byte.
-func marshalled(t *rapid.T, p Payload, ms float64) []byte {
-	body, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kind, _ := json.Marshal(p.Kind())
-	at, _ := json.Marshal(ms)
-	b := append(append(append([]byte(`{"ev":`), kind...), `,"t":`...), at...)
-	if len(body) > 2 {
-		return append(append(b, ','), body[1:]...)
-	}
-	return append(b, '}')
-}
 
 // text draws strings the wire must escape as encoding/json does: control
 // bytes, quotes, backslashes, <>&, U+2028 and U+2029, invalid UTF-8.
@@ -47,32 +30,6 @@ func text(name string) *rapid.Generator[string] {
 	})
 }
 
-func TestEncodeIsEncodingJSON(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		ms := rapid.OneOf(rapid.Float64(), rapid.SampledFrom([]float64{0, 1e-7, -1e-7, 1e21, 1e20, 0.001, 12.345, 5e-324, math.MaxFloat64})).Draw(t, "ms")
-		var b []byte
-		if rapid.Bool().Draw(t, "nil-b") {
-			b = rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "b")
-		}
-		payloads := []Payload{
-			Line{Seq: rapid.Int().Draw(t, "seq"), Thread: text("thread").Draw(t, "thread"), Daemon: rapid.Bool().Draw(t, "daemon"),
-				Level: text("level").Draw(t, "level"), InCall: rapid.Bool().Draw(t, "in_call"), Replaced: rapid.Bool().Draw(t, "replaced"), B: b},
-			Route{Seq: rapid.Int().Draw(t, "rseq"), Thread: text("rthread").Draw(t, "rthread"), Route: text("route").Draw(t, "route"), Why: text("why").Draw(t, "why")},
-			Mark{Name: text("mark").Draw(t, "mark"), Ms: rapid.Int64().Draw(t, "mark-ms")},
-			Exit{},
-		}
-		for _, p := range payloads {
-			got, err := Encode(p, ms)
-			if err != nil {
-				t.Fatalf("%T: %v", p, err)
-			}
-			if want := marshalled(t, p, ms); !bytes.Equal(got, want) {
-				t.Fatalf("%T:\n got %s\nwant %s", p, got, want)
-			}
-		}
-	})
-}
-
 func TestEncodeRefusesATimeJSONCannotWrite(t *testing.T) {
 	for _, ms := range []float64{math.NaN(), math.Inf(1)} {
 		if b, err := Encode(Line{}, ms); err == nil {
@@ -86,21 +43,11 @@ func TestEncodeRefusesATimeJSONCannotWrite(t *testing.T) {
 //	go test -run '^$' -bench Encode ./telemetry/
 func BenchmarkEncode(b *testing.B) {
 	line := Line{Seq: 7, Thread: "MainThread", Level: "I", InCall: true, B: bytes.Repeat([]byte("x"), 128)}
-	b.Run("appended", func(b *testing.B) {
-		for b.Loop() {
-			_, _ = Encode(line, 12.5)
-		}
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		for b.Loop() {
-			_, _ = marshalEvent(line, 12.5)
-		}
-	})
+	for b.Loop() {
+		_, _ = Encode(line, 12.5)
+	}
 }
 
-// TestLinesIsAllLine: the transcript's log lines, read field by field
-// where the writer wrote them, are what json.Unmarshal decodes, for the
-// writer's lines and for the same lines damaged.
 func TestLinesIsAllLine(t *testing.T) {
 	for _, seq := range []string{`0`, `01`, `-0`, `-01`, `1.0`, `1e2`, `-`, `9223372036854775807`, `9223372036854775808`, `"1"`, `null`} {
 		raw := []byte(`{"ev":"line","t":1,"seq":` + seq + `,"thread":"T","daemon":false,"level":"I","in_call":true,"replaced":false,"b":"eA=="}`)
