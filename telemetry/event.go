@@ -46,26 +46,26 @@ func (e Event) Text() string {
 // Parse turns one telemetry line into an Event. ok is false for a blank
 // line, which carries nothing and is skipped. A line is an event when it is
 // a JSON object whose "ev" is a non-empty string and whose "t", if any, is
-// a number; its names are matched as json.Unmarshal matches a struct's
-// fields (any case; of a name given twice, the last), which
-// TestParseIsJSONUnmarshal holds it to. Anything else is a KindMalformed
-// event. The line is checked (json.Valid) and its members walked, not
-// decoded: a run's lines are mostly log lines' events, whose "b" only the
-// transcript's decoder reads (json.Unmarshal scanned each line twice;
-// BenchmarkParse).
+// a number; anything else is a KindMalformed event. Only the two members
+// are decoded: a run's lines are mostly log lines' events, whose "b" only
+// the transcript's decoder reads.
 func Parse(line []byte) (ev Event, ok bool) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return Event{}, false
 	}
-	if line[0] != '{' || !json.Valid(line) {
+	var head struct {
+		Ev *string  `json:"ev"`
+		T  *float64 `json:"t"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil || head.Ev == nil || *head.Ev == "" || line[0] != '{' {
 		return malformedEvent(line), true
 	}
-	kind, t, good := eventHead(line)
-	if !good || kind == "" {
-		return malformedEvent(line), true
+	ev = Event{Ev: *head.Ev, Raw: bytes.Clone(line)}
+	if head.T != nil {
+		ev.T = *head.T
 	}
-	return Event{Ev: kind, T: t, Raw: bytes.Clone(line)}, true
+	return ev, true
 }
 
 func malformedEvent(line []byte) Event {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"pgregory.net/rapid"
 )
 
 func TestParseEvent(t *testing.T) {
@@ -101,96 +99,12 @@ func TestDiscardWritesNothing(t *testing.T) {
 	}
 }
 
-// parseByUnmarshal is Parse as json.Unmarshal decides it: the reference
-// Parse's own scan must agree with on every line.
-func parseByUnmarshal(line []byte) (Event, bool) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return Event{}, false
-	}
-	var head struct {
-		Ev *string  `json:"ev"`
-		T  *float64 `json:"t"`
-	}
-	if err := json.Unmarshal(line, &head); err != nil || head.Ev == nil || *head.Ev == "" || line[0] != '{' {
-		return malformedEvent(line), true
-	}
-	ev := Event{Ev: *head.Ev, Raw: bytes.Clone(line)}
-	if head.T != nil {
-		ev.T = *head.T
-	}
-	return ev, true
-}
-
-// jsonish draws lines near the wire: objects whose names are "ev" and "t"
-// in any case, escaped or given twice, with values of every JSON kind,
-// numbers float64 cannot hold, nesting, spaces, and bytes cut or changed.
-func jsonish() *rapid.Generator[[]byte] {
-	names := rapid.SampledFrom([]string{`"ev"`, `"EV"`, `"eV"`, `"t"`, `"T"`, `"\u0065v"`, `"\u0074"`, `"e\u0076"`, `"b"`, `"seq"`, `"evt"`, `""`, `"\u017ft"`, `"e"`})
-	values := rapid.SampledFrom([]string{`"line"`, `"mark"`, `""`, `"a\"b"`, `"\u00e9"`, "\"\xff\"", `"\ud800"`, `null`, `true`, `false`,
-		`0`, `-1.5`, `12.25`, `1e400`, `-1e400`, `1e-400`, `5e-324`, `{}`, `{"ev":"x","t":"y"}`, `[1,"]",{"a":[]}]`, `[]`, `"{\"ev\":1}"`, `"x\\"`})
-	space := rapid.SampledFrom([]string{"", " ", "\t", "\n ", "\r"})
-	return rapid.Custom(func(t *rapid.T) []byte {
-		var b bytes.Buffer
-		b.WriteString(space.Draw(t, "lead"))
-		b.WriteByte('{')
-		n := rapid.IntRange(0, 5).Draw(t, "members")
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(space.Draw(t, "s1") + names.Draw(t, "name") + space.Draw(t, "s2") + ":" + space.Draw(t, "s3") + values.Draw(t, "value") + space.Draw(t, "s4"))
-		}
-		b.WriteByte('}')
-		b.WriteString(space.Draw(t, "trail"))
-		line := b.Bytes()
-		switch rapid.IntRange(0, 3).Draw(t, "damage") {
-		case 1:
-			line = line[:rapid.IntRange(0, len(line)).Draw(t, "cut")]
-		case 2:
-			line[rapid.IntRange(0, len(line)-1).Draw(t, "at")] = rapid.Byte().Draw(t, "byte")
-		}
-		return line
-	})
-}
-
-func TestParseIsJSONUnmarshal(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		line := rapid.OneOf(jsonish(), rapid.SliceOfN(rapid.Byte(), 0, 40)).Draw(t, "line")
-		got, gotOK := Parse(line)
-		want, wantOK := parseByUnmarshal(line)
-		if gotOK != wantOK || got.Ev != want.Ev || got.T != want.T || !bytes.Equal(got.Raw, want.Raw) {
-			t.Fatalf("%q:\n got %q t=%v ok=%v raw %q\nwant %q t=%v ok=%v raw %q", line, got.Ev, got.T, gotOK, got.Raw, want.Ev, want.T, wantOK, want.Raw)
-		}
-	})
-}
-
-func FuzzParseIsJSONUnmarshal(f *testing.F) {
-	for _, s := range []string{`{"ev":"line","t":1.5,"b":"eA=="}`, `{"EV":"x","ev":null}`, `{"ev":"x","t":1e400}`, `{"\u0065v":"y"}`, `[]`, `{"ev":"a"} x`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		got, gotOK := Parse(line)
-		want, wantOK := parseByUnmarshal(line)
-		if gotOK != wantOK || got.Ev != want.Ev || got.T != want.T || !bytes.Equal(got.Raw, want.Raw) {
-			t.Fatalf("%q: got %q %v %v, want %q %v %v", line, got.Ev, got.T, gotOK, want.Ev, want.T, wantOK)
-		}
-	})
-}
-
 // BenchmarkParse is a log line's event as the writer writes it.
 //
 //	go test -run '^$' -bench Parse ./telemetry/
 func BenchmarkParse(b *testing.B) {
 	line, _ := Encode(Line{Seq: 7, Thread: "MainThread", Level: "I", InCall: true, B: bytes.Repeat([]byte("x"), 128)}, 12.5)
-	b.Run("scanned", func(b *testing.B) {
-		for b.Loop() {
-			Parse(line)
-		}
-	})
-	b.Run("unmarshalled", func(b *testing.B) {
-		for b.Loop() {
-			parseByUnmarshal(line)
-		}
-	})
+	for b.Loop() {
+		Parse(line)
+	}
 }

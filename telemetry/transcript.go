@@ -162,8 +162,12 @@ func (r *wireReader) number() {
 		r.ok = false
 		return
 	}
-	end := valueEnd(r.b, r.i)
-	r.ok, r.i = json.Valid(r.b[r.i:end]), end
+	end := bytes.IndexByte(r.b[r.i:], ',') // the "seq" member follows
+	if end < 0 {
+		r.ok = false
+		return
+	}
+	r.ok, r.i = json.Valid(r.b[r.i:r.i+end]), r.i+end
 }
 
 // int reads -?(0|[1-9][0-9]*) that an int holds.
