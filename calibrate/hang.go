@@ -1,15 +1,13 @@
 package calibrate
 
 import (
-	"fmt"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"logjam/internal/proc"
 	"logjam/telemetry"
 )
 
@@ -176,18 +174,8 @@ const (
 
 // cpuTicks is the CPU time pid has used (utime + stime, in ticks).
 func cpuTicks(pid int) (uint64, bool) {
-	st := readProc(fmt.Sprintf("/proc/%d", pid), "stat")
-	i := strings.LastIndexByte(st, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(st[i+1:]) // from the state on: utime and stime are fields 14 and 15 of stat
-	if len(f) < 13 {
-		return 0, false
-	}
-	u, err1 := strconv.ParseUint(f[11], 10, 64)
-	s, err2 := strconv.ParseUint(f[12], 10, 64)
-	return u + s, err1 == nil && err2 == nil
+	p, err := proc.Read(pid)
+	return p.CPUTicks, err == nil
 }
 
 // stop ends the watch; after it, observed is final.

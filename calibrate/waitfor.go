@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"logjam/internal/proc"
 	"logjam/telemetry"
 )
 
@@ -167,17 +168,15 @@ func ReadWaitFor(pid int, k *Known) (WaitFor, bool) {
 	wf := WaitFor{GILLocked: -1, Lines: -1}
 	for _, t := range tids {
 		base := filepath.Join(dir, t.Name())
-		w := ThreadWait{TID: t.Name(), Name: strings.TrimSpace(readProc(base, "comm"))}
-		st := readProc(base, "stat")
-		i := strings.LastIndexByte(st, ')')
-		if st == "" || i < 0 || i+2 >= len(st) {
+		p, err := proc.ReadTask(pid, t.Name())
+		if err != nil {
 			continue // ended meanwhile
 		}
-		state := st[i+2 : i+3]
+		w := ThreadWait{TID: t.Name(), Name: p.Comm}
 		line := strings.TrimSpace(readProc(base, "syscall"))
 		w.Syscall = line
 		w.Switches = switches(readProc(base, "status"))
-		w.Asleep = state == "S" || state == "D"
+		w.Asleep = p.State == 'S' || p.State == 'D'
 		if sc := strings.Fields(line); w.Asleep && len(sc) >= 5 {
 			w.What, w.Holder, w.kind = classify(sc, k, mem, pipes)
 		}

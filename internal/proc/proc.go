@@ -1,5 +1,6 @@
-// Package proc reads processes from /proc: a process's pid, name, state,
-// parent and group, parsed from its stat line. It is the one parser of
+// Package proc reads processes from /proc: a process's (or one of its
+// threads') pid, name, state, parent, group and CPU time, parsed from its
+// stat line. It is the one parser of
 // that line for the product (logjam's reaper of what the families left
 // running) and the tests (internal/testkit). Off Linux there is no /proc:
 // Read fails and List finds nothing.
@@ -18,6 +19,7 @@ type Process struct {
 	Pid, PPid, PGrp int
 	Comm            string // the name, at most 15 bytes (the kernel's comm)
 	State           byte   // R running, S sleeping, D disk wait, Z zombie, T stopped, ...
+	CPUTicks        uint64 // user + system time, in clock ticks (USER_HZ)
 }
 
 // Zombie reports whether the process has died and waits for its parent
@@ -27,6 +29,15 @@ func (p Process) Zombie() bool { return p.State == 'Z' }
 // Read is process pid, from /proc/pid/stat.
 func Read(pid int) (Process, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Process{}, err
+	}
+	return parseStat(string(b))
+}
+
+// ReadTask is thread tid of process pid, from /proc/pid/task/tid/stat.
+func ReadTask(pid int, tid string) (Process, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + tid + "/stat")
 	if err != nil {
 		return Process{}, err
 	}
@@ -68,5 +79,13 @@ func parseStat(s string) (Process, error) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return Process{}, fmt.Errorf("a stat line with a pid that is not a number: %q", s)
 	}
-	return Process{Pid: pid, PPid: ppid, PGrp: pgrp, Comm: s[open+1 : end], State: f[0][0]}, nil
+	p := Process{Pid: pid, PPid: ppid, PGrp: pgrp, Comm: s[open+1 : end], State: f[0][0]}
+	if len(f) >= 13 { // utime and stime, fields 14 and 15 of the line
+		u, err1 := strconv.ParseUint(f[11], 10, 64)
+		t, err2 := strconv.ParseUint(f[12], 10, 64)
+		if err1 == nil && err2 == nil {
+			p.CPUTicks = u + t
+		}
+	}
+	return p, nil
 }

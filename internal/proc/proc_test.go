@@ -4,14 +4,16 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
 func TestAStatLineIsParsedAfterTheLastParenthesis(t *testing.T) {
 	for line, want := range map[string]Process{
-		"42 (sleep) S 7 42 42 0 -1 4194304":          {Pid: 42, PPid: 7, PGrp: 42, Comm: "sleep", State: 'S'},
-		"9 (a b) c)) Z 1 3 3 0 -1 4194316 0 0":       {Pid: 9, PPid: 1, PGrp: 3, Comm: "a b) c)", State: 'Z'},
-		"1234 ((sd-pam)) S 1233 1233 1233 0 -1 1077": {Pid: 1234, PPid: 1233, PGrp: 1233, Comm: "(sd-pam)", State: 'S'},
+		"42 (sleep) S 7 42 42 0 -1 4194304":                  {Pid: 42, PPid: 7, PGrp: 42, Comm: "sleep", State: 'S'},
+		"9 (a b) c)) Z 1 3 3 0 -1 4194316 0 0":               {Pid: 9, PPid: 1, PGrp: 3, Comm: "a b) c)", State: 'Z'},
+		"1234 ((sd-pam)) S 1233 1233 1233 0 -1 1077":         {Pid: 1234, PPid: 1233, PGrp: 1233, Comm: "(sd-pam)", State: 'S'},
+		"5 (x y) R 1 5 5 0 -1 4194304 100 0 0 0 17 3 0 0 20": {Pid: 5, PPid: 1, PGrp: 5, Comm: "x y", State: 'R', CPUTicks: 20},
 	} {
 		got, err := parseStat(line)
 		if err != nil || got != want {
@@ -50,5 +52,8 @@ func TestReadAndListSeeThisProcessAndAChild(t *testing.T) {
 	}
 	if _, err := Read(-1); err == nil {
 		t.Error("Read(-1) found a process")
+	}
+	if main, err := ReadTask(os.Getpid(), strconv.Itoa(os.Getpid())); err != nil || main.Pid != os.Getpid() || main.Comm != self.Comm {
+		t.Errorf("ReadTask(self, its main thread) = %+v, %v; want the thread of %+v", main, err, self)
 	}
 }
