@@ -3,6 +3,8 @@
 // the cell and the reports all speak it.
 package verdict
 
+import "strings"
+
 // Verdict is what a run did, in one word.
 type Verdict string
 
@@ -63,4 +65,22 @@ func Rank(v Verdict) int {
 		}
 	}
 	return len(Precedence)
+}
+
+// Known reports whether v is a word of the vocabulary (Precedence).
+func Known(v Verdict) bool { return Rank(v) < len(Precedence) }
+
+// labelKey is the key of the Ginkgo label set that carries a cell's
+// expected verdict: a cell expected to hang is labelled "expect:HANG", so
+// --label-filter 'expect: containsAny {HANG}' selects it and a dry run
+// reads it (logjam list -expected).
+const labelKey = "expect:"
+
+// Label is the label that carries v as a cell's expected verdict.
+func Label(v Verdict) string { return labelKey + string(v) }
+
+// FromLabel is the expected verdict a label carries, if it is one.
+func FromLabel(l string) (Verdict, bool) {
+	v, ok := strings.CutPrefix(l, labelKey)
+	return Verdict(v), ok && Known(Verdict(v))
 }

@@ -14,3 +14,18 @@ func TestPrecedenceHasEachVerdictOnce(t *testing.T) {
 		t.Error("Rank")
 	}
 }
+
+// A cell's expected verdict travels as its label and is read back; a label
+// that carries no word of the vocabulary is none.
+func TestAnExpectedVerdictIsReadBackFromItsLabel(t *testing.T) {
+	for _, v := range Precedence {
+		if got, ok := FromLabel(Label(v)); !ok || got != v {
+			t.Errorf("FromLabel(%q) = %q, %v", Label(v), got, ok)
+		}
+	}
+	for _, l := range []string{"expect:WEDGED", "expect:", "HANG", "negative-control", "logjam"} {
+		if v, ok := FromLabel(l); ok {
+			t.Errorf("FromLabel(%q) = %q", l, v)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"logjam/harness/report"
 	"logjam/internal/axes"
 	"logjam/scenario"
+	"logjam/scenario/schedule"
 )
 
 // docRow is one row of docs/SCENARIOS.md's matrix tables: its summary (""
@@ -74,8 +74,6 @@ func scenarioTables(t *testing.T, doc string) map[string]docRow {
 // and the catalogue: go test ./cmd/logjam -run TestSCENARIOS -update-scenarios.
 var updateScenarios = flag.Bool("update-scenarios", false, "rewrite docs/SCENARIOS.md's matrix rows from the suites' expected verdicts and the catalogue's summaries")
 
-var foundRowName = regexp.MustCompile(`^(RF[0-9]+) \S+ \[policy=([a-z0-9]+)\]$`)
-
 // docs/SCENARIOS.md's matrix is the suites' own: every cell the local
 // matrix runs (logjam list -expected, read from the compiled suites) is a
 // row and column of its tables with the verdict the cell's Entry expects,
@@ -102,8 +100,8 @@ func TestSCENARIOSShowsTheSuitesExpectedMatrix(t *testing.T) {
 			continue // no cell (a random run, a check), or the watchdog's own (their table is another)
 		}
 		c := report.Cell{Family: fam}
-		if m := foundRowName.FindStringSubmatch(name); m != nil {
-			c.ID, c.Cell = m[1], scenario.Cell{Scenario: "R", Policy: m[2]}
+		if id, policy, ok := schedule.ParseCellName(name); ok {
+			c.ID, c.Cell = id, scenario.Cell{Scenario: "R", Policy: policy}
 		} else {
 			id, fps, err := scenario.Parse(name)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"logjam/internal/axes"
 	"logjam/scenario"
+	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
 
@@ -19,10 +20,7 @@ const CalibrationFile = "calibration.json"
 // RealFamily is the family of a real-column cell.
 const RealFamily = "calibrate"
 
-var (
-	realVersion = regexp.MustCompile(`^[0-9]{1,2}\.[0-9]{1,3}(\.[0-9]{1,3})?$`)
-	foundRow    = regexp.MustCompile(`^RF[0-9]{1,3}$`) // a row random search found (suites/random)
-)
+var realVersion = regexp.MustCompile(`^[0-9]{1,2}\.[0-9]{1,3}(\.[0-9]{1,3})?$`)
 
 // ReadRealColumns reads the real-column reports in dirs (each a folder
 // holding CalibrationFile, another runner's upload) as untrusted input:
@@ -70,21 +68,19 @@ func checkRealCell(c Cell) error {
 		return fmt.Errorf("no real verdict")
 	case c.Policy != "" && !slices.Contains(axes.Policies, c.Policy):
 		return fmt.Errorf("policy %q (accepted: %v)", clip(c.Policy), axes.Policies)
-	case !knownVerdict(c.Expected) || !knownVerdict(c.Observed):
+	case !verdict.Known(c.Expected) || !verdict.Known(c.Observed):
 		return fmt.Errorf("verdicts %q and %q, not words of the vocabulary", clip(string(c.Expected)), clip(string(c.Observed)))
 	}
-	if _, err := scenario.Lookup(c.ID); err != nil && !foundRow.MatchString(c.ID) {
+	if _, err := scenario.Lookup(c.ID); err != nil && schedule.Findings[c.ID].Schedule == "" { // nor a row random search found
 		return fmt.Errorf("row %q is no row of the matrix", clip(c.ID))
 	}
 	for v, r := range c.Real {
 		if !realVersion.MatchString(v) {
 			return fmt.Errorf("interpreter %q is not a version", clip(v))
 		}
-		if !knownVerdict(r) {
+		if !verdict.Known(r) {
 			return fmt.Errorf("real verdict %q is not a word of the vocabulary", clip(string(r)))
 		}
 	}
 	return nil
 }
-
-func knownVerdict(v verdict.Verdict) bool { return verdict.Rank(v) < len(verdict.Precedence) }

@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,7 +15,6 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"logjam/harness/report"
-	"logjam/internal/axes"
 	"logjam/scenario"
 	"logjam/scenario/schedule"
 	"logjam/verdict"
@@ -132,8 +129,8 @@ func plannedSpecs(ctx context.Context, o chaosOptions, fam, bin string, env []st
 			}
 			pn := plannedName{name: sr.LeafNodeText, full: sr.FullText()}
 			for _, l := range sr.Labels() {
-				if v, ok := strings.CutPrefix(l, expectLabel); ok {
-					pn.expected = v
+				if v, ok := verdict.FromLabel(l); ok {
+					pn.expected = string(v)
 				}
 			}
 			names = append(names, pn)
@@ -143,21 +140,19 @@ func plannedSpecs(ctx context.Context, o chaosOptions, fam, bin string, env []st
 }
 
 // plannedName is a spec's leaf text (a cell's name), its full text and,
-// for a cell, its expected verdict (its label expectLabel+VERDICT).
+// for a cell, its expected verdict (its label, verdict.Label).
 type plannedName struct{ name, full, expected string }
-
-// expectLabel is the key of the label set that carries a cell's expected
-// verdict (suitekit.ExpectLabel; the suites' package is not linked here).
-const expectLabel = "expect:"
 
 // notRunCell is the NOTRUN row of the spec named name, if it names a cell.
 func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {
 	id, _, err := scenario.Parse(name)
 	row := id.Scenario
 	if err != nil {
-		if row, id, err = foundRowCell(name); err != nil {
+		found, policy, ok := schedule.ParseCellName(name) // a row random search found, played by scenario R
+		if !ok {
 			return report.Cell{}, false
 		}
+		row, id = found, scenario.Cell{Scenario: "R", Policy: policy}.WithDefaults()
 	}
 	c := report.Cell{ID: row, Cell: id, Name: name, Family: fam, Observed: verdict.NotRun,
 		Rerun:    report.Rerun(fam, name, o.prof.Name, o.prof.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
@@ -168,18 +163,4 @@ func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
-}
-
-// foundRow is a row random search found as suites/random names its cells
-// ("RF1 <slug> [policy=P]"), played by scenario R (schedule.Findings).
-var foundRow = regexp.MustCompile(`^(RF[0-9]+) [a-z0-9-]+ \[policy=([a-z0-9]+)\]$`)
-
-// foundRowCell is the identity of a cell of such a row, so that an
-// interrupted run lists it NOTRUN as it lists the catalogue's cells.
-func foundRowCell(name string) (string, scenario.Cell, error) {
-	m := foundRow.FindStringSubmatch(name)
-	if m == nil || schedule.Findings[m[1]].Schedule == "" || !slices.Contains(axes.Policies, m[2]) {
-		return "", scenario.Cell{}, fmt.Errorf("%q names no cell of a found row", name)
-	}
-	return m[1], scenario.Cell{Scenario: "R", Policy: m[2]}.WithDefaults(), nil
 }

@@ -305,3 +305,21 @@ func TestEAGAINsWithAStallAtTheAbortLieOutside(t *testing.T) {
 		t.Errorf("the same EAGAINs before a Fatal abort with no stall: %v, want it inside", err)
 	}
 }
+
+// A found row's cell name is read back to its row and policy, and nothing
+// else is taken for one.
+func TestAFoundRowsCellNameReadsBack(t *testing.T) {
+	for id := range Findings {
+		for _, p := range SinkPolicies {
+			if got, policy, ok := ParseCellName(CellName(id, p)); !ok || got != id || policy != p {
+				t.Errorf("ParseCellName(%q) = %q, %q, %v", CellName(id, p), got, policy, ok)
+			}
+		}
+	}
+	for _, name := range []string{"RF99 x [policy=logjam]", "RF1 another-slug [policy=logjam]", "RF1 " + Findings["RF1"].Slug + " [policy=nosuch]",
+		"RF1 " + Findings["RF1"].Slug + " [policy=logjam] ", "D1 load-failure-logs-under-backend-lock [policy=fd2 platform=linux py=3.12]"} {
+		if id, p, ok := ParseCellName(name); ok {
+			t.Errorf("ParseCellName(%q) = %q, %q", name, id, p)
+		}
+	}
+}

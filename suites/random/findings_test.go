@@ -18,28 +18,24 @@ import (
 // each policy, with the verdict each gave. The older policies' failures
 // are its negative controls; logjam failed it before its fix.
 type finding struct {
-	id, slug, schedule string
-	verdicts           []verdict.Verdict // pystderr, fd2, buffered, adaptive, merged, logjam
+	id       string
+	verdicts []verdict.Verdict // pystderr, fd2, buffered, adaptive, merged, logjam
 }
 
 var findingRows = []finding{
-	{"RF1", "destructor-logs-outside-call-stderr-captured",
-		schedule.Findings["RF1"].Schedule,
+	{"RF1",
 		[]verdict.Verdict{verdict.OK, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.Misrouted, verdict.OK}},
 	// RF2 under pystderr: CRASH, not LOST; the model was wrong: pythonbuf throws the OSError out of a
 	// noexcept destructor (FINDINGS.md, "Calibrated").
-	{"RF2", "failing-stderr-fallback-on-forwarder-pipe",
-		schedule.Findings["RF2"].Schedule,
+	{"RF2",
 		[]verdict.Verdict{verdict.Crash, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
 	// RF3: T2 holds its lock until MainThread waits (wait_for 1), so under pystderr the cycle forms whichever
 	// write(2) returns first (docs/TRUST.md, "Stress"). adaptive and merged: OK, not LOST; the model was
 	// wrong: T2's flush waits for the BufferedWriter's lock until MainThread's whole flush is out
 	// (FINDINGS.md, "RF1-RF4 on real CPython"); unbuffered (no lock) they stay LOST.
-	{"RF3", "flush-blocked-part-way-another-thread-writes",
-		schedule.Findings["RF3"].Schedule,
+	{"RF3",
 		[]verdict.Verdict{verdict.Hang, verdict.Hang, verdict.OK, verdict.OK, verdict.OK, verdict.OK}},
-	{"RF4", "daemon-flushes-process-wide-lines-at-exit",
-		schedule.Findings["RF4"].Schedule,
+	{"RF4",
 		[]verdict.Verdict{verdict.Crash, verdict.Hang, verdict.Hang, verdict.Hang, verdict.Hang, verdict.OK}},
 }
 
@@ -47,12 +43,12 @@ var findings = func() []TableEntry {
 	var es []TableEntry
 	for _, f := range findingRows {
 		for i, p := range schedule.SinkPolicies {
-			js := strings.Replace(f.schedule, `"policy":"logjam"`, fmt.Sprintf("%q:%q", "policy", p), 1)
-			labels := Label("finding", p, suitekit.ExpectLabel(f.verdicts[i]))
+			js := strings.Replace(schedule.Findings[f.id].Schedule, `"policy":"logjam"`, fmt.Sprintf("%q:%q", "policy", p), 1)
+			labels := Label("finding", p, verdict.Label(f.verdicts[i]))
 			if f.verdicts[i] != verdict.OK {
 				labels = append(labels, "negative-control")
 			}
-			es = append(es, Entry(fmt.Sprintf("%s %s [policy=%s]", f.id, f.slug, p), labels, f.id, js, f.verdicts[i]))
+			es = append(es, Entry(schedule.CellName(f.id, p), labels, f.id, js, f.verdicts[i]))
 		}
 	}
 	return es

@@ -142,7 +142,7 @@ func entry(skip int, spec cell.Spec, expected verdict.Verdict, then Then, decora
 	if _, err := scenario.Lookup(spec.Scenario); err != nil {
 		panic(fmt.Sprintf("suitekit: %v", err))
 	}
-	if verdict.Rank(expected) == len(verdict.Precedence) {
+	if !verdict.Known(expected) {
 		panic(fmt.Sprintf("suitekit: %s: %q is not a verdict", spec.Scenario, expected))
 	}
 	spec.Cell = spec.Cell.WithDefaults()
@@ -156,7 +156,7 @@ func entry(skip int, spec cell.Spec, expected verdict.Verdict, then Then, decora
 	// A label set (Ginkgo's key:value): --label-filter 'expect: containsAny {HANG}'
 	// selects the cells expected to hang, and logjam list -expected reads
 	// it from a dry run (docs/SCENARIOS.md's tables are checked against it).
-	labels = append(labels, ExpectLabel(expected))
+	labels = append(labels, verdict.Label(expected))
 	args := append([]any{types.NewCodeLocation(skip), labels, spec, expected, then}, decorations...)
 	if _, ok := startsFirst[spec.Scenario]; ok {
 		args = append(args, ginkgo.SpecPriority(1))
@@ -339,9 +339,3 @@ func sendProgress(fam string) {
 		runner.SendProgress(ev)
 	})
 }
-
-// ExpectLabel is the label that carries a cell's expected verdict.
-func ExpectLabel(v verdict.Verdict) string { return ExpectLabelKey + string(v) }
-
-// ExpectLabelKey is its key, as Ginkgo's label sets spell it.
-const ExpectLabelKey = "expect:"
