@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"maps"
 	"sync"
 )
 
@@ -25,7 +26,7 @@ type suiteBuild struct {
 func startBuild(ctx context.Context, root string, fams []string) *suiteBuild {
 	b := &suiteBuild{done: make(chan struct{}), early: map[string]bool{}, paths: map[string]string{},
 		ready: map[string]chan struct{}{}, cleanup: func() {}}
-	for _, name := range append([]string{"simrt"}, fams...) {
+	for _, name := range entryNames(fams) {
 		b.ready[name] = make(chan struct{})
 	}
 	go func() {
@@ -83,11 +84,7 @@ func (b *suiteBuild) result() (cached bool, err error) {
 func (b *suiteBuild) bins() map[string]string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	m := make(map[string]string, len(b.paths))
-	for k, v := range b.paths {
-		m[k] = v
-	}
-	return m
+	return maps.Clone(b.paths)
 }
 
 // close waits for the build's end and lets go of its entry and links.

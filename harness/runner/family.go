@@ -204,7 +204,7 @@ func mergeReports(paths []string, claims, out string) error {
 				}
 				continue
 			}
-			key := sr.FullText() + "\x00" + sr.LeafNodeLocation.String()
+			key := specKey(sr)
 			i, seen := at[key]
 			switch {
 			case !seen:
@@ -225,7 +225,7 @@ func mergeReports(paths []string, claims, out string) error {
 			if json.Unmarshal(spec, &placed{&sr}) != nil || sr.LeafNodeType != types.NodeTypeIt {
 				continue // cut short as its process died: that process left its repeat's row
 			}
-			key := sr.FullText() + "\x00" + sr.LeafNodeLocation.String()
+			key := specKey(sr)
 			if _, seen := at[key]; !seen {
 				at[key] = len(specs)
 				specs, ranks = append(specs, spec), append(ranks, 0)
@@ -260,6 +260,12 @@ func mergeReports(paths []string, claims, out string) error {
 		return err
 	}
 	return os.WriteFile(out, raw, 0o644)
+}
+
+// specKey is a spec's identity across its family's processes: its full
+// text and where its node is.
+func specKey(sr types.SpecReport) string {
+	return sr.FullText() + "\x00" + sr.LeafNodeLocation.String()
 }
 
 // placed decodes only the fields of a spec's report that place and rank it

@@ -56,7 +56,7 @@ func TestMergeReportsKeepsEachSpecOnceAsItRan(t *testing.T) {
 		won := map[string]int{"A": 0, "B": 1, "C": 2, "D": 1, "E": 2}[text]
 		what, _ := json.Marshal(spec(text, types.SpecStateSkipped, claim.SkipMessage))
 		for _, p := range []int{won, (won + 1) % 3, (won + 2) % 3} { // the winner first
-			if ok, err := procs[p].Take(text, what); err != nil || ok != (p == won) {
+			if ok, err := procs[p].Take(text, func() []byte { return what }); err != nil || ok != (p == won) {
 				t.Fatalf("spec %d %s: process %d claimed %v, %v", i, text, p, ok, err)
 			}
 		}

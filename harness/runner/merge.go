@@ -19,6 +19,8 @@ const reportHelp = `
                               matrix.html and matrix.md again; exit 1 when a cell was not as expected
   logjam report merge         join the shards of one run (logjam chaos -shard K/N) into one
       -out DIR                where the merged reports go (default: reports)
+      -real DIR               a real column's reports folder (its calibration.json), joined to the
+                              merged matrix as the calibrate family; once per folder
   logjam report diff A B      the cells whose expected verdict or outcome differ between two runs`
 
 // reportCmd is logjam report: merge, diff, or re-render a reports

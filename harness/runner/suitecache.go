@@ -76,7 +76,7 @@ func buildSuites(ctx context.Context, root string, fams []string, ready func(nam
 			discardEntry(base, dir)
 		}
 	}
-	names := append([]string{"simrt"}, fams...)
+	names := entryNames(fams)
 	if !cached {
 		// A family starts while the others still link: its binary is
 		// linked (a hard link) into a folder of this run's, whose path
@@ -205,9 +205,9 @@ func verifyEntry(dir string, fams []string) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range append([]string{"simrt"}, testBinaries(fams)...) {
-		if want[name] == "" {
-			return fmt.Errorf("%s: not in %s", name, sumsFile)
+	for _, name := range entryNames(fams) {
+		if want[binaryName(name)] == "" {
+			return fmt.Errorf("%s: not in %s", binaryName(name), sumsFile)
 		}
 	}
 	names := slices.Sorted(maps.Keys(want))
@@ -300,13 +300,9 @@ func binaryName(name string) string {
 	return name + ".test"
 }
 
-func testBinaries(fams []string) []string {
-	var names []string
-	for _, f := range fams {
-		names = append(names, f+".test")
-	}
-	return names
-}
+// entryNames are the binaries of an entry for fams: the child ("simrt")
+// and each family's suite (binaryName gives their files).
+func entryNames(fams []string) []string { return append([]string{"simrt"}, fams...) }
 
 // discardEntry moves a bad entry out of the way (a run that holds it keeps
 // its open files) and removes it, so a fresh build can take its name.
@@ -392,7 +388,7 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string, runDi
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		watchBuilt(tmp, append([]string{"simrt"}, fams...), runDir, ready, stop)
+		watchBuilt(tmp, entryNames(fams), runDir, ready, stop)
 	}()
 	var failed []string
 	for i, cmd := range cmds {
@@ -409,12 +405,12 @@ func buildInto(ctx context.Context, root, base, dir string, fams []string, runDi
 		return errors.New(strings.Join(failed, "\n"))
 	}
 	var sums strings.Builder
-	for _, name := range append([]string{"simrt"}, testBinaries(fams)...) {
-		sum, err := childbin.Digest(filepath.Join(tmp, name))
+	for _, name := range entryNames(fams) {
+		sum, err := childbin.Digest(filepath.Join(tmp, binaryName(name)))
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(&sums, "%s  %s\n", sum, name)
+		fmt.Fprintf(&sums, "%s  %s\n", sum, binaryName(name))
 	}
 	if err := writeSynced(filepath.Join(tmp, sumsFile), []byte(sums.String())); err != nil {
 		return err

@@ -50,9 +50,10 @@ func FromEnv() (*Claimer, error) {
 // true when it is this process's to run. The claim's name is the spec's
 // ordinal and a hash of its text, so two processes that disagreed on the
 // order would both run a spec (seen twice in the report), never both skip
-// it. A claim this process wins holds what (the spec as the runner would
-// report it, were the process to die before it reports it: Claims).
-func (c *Claimer) Take(fullText string, what []byte) (bool, error) {
+// it. A claim this process wins holds what() (the spec as the runner would
+// report it, were the process to die before it reports it: Claims), made
+// only then: every process reaches every spec, and wins few.
+func (c *Claimer) Take(fullText string, what func() []byte) (bool, error) {
 	h := fnv.New64a()
 	h.Write([]byte(fullText))
 	name := fmt.Sprintf("%d-%016x", c.n, h.Sum64())
@@ -64,7 +65,7 @@ func (c *Claimer) Take(fullText string, what []byte) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("claiming a spec: %v", err)
 	}
-	_, err = f.Write(what)
+	_, err = f.Write(what())
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -77,7 +78,7 @@ func (c *Claimer) Take(fullText string, what []byte) (bool, error) {
 // maxClaimBytes bounds what Claims reads of one claim.
 const maxClaimBytes = 64 << 10
 
-// Claims is what each claim in dir holds (Take's what), in no order. A
+// Claims is what each claim in dir holds (Take's what()), in no order. A
 // claim of a process that died while it wrote is there, maybe cut short.
 func Claims(dir string) ([][]byte, error) {
 	entries, err := os.ReadDir(dir)

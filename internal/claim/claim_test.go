@@ -26,7 +26,7 @@ func TestEverySpecIsClaimedExactlyOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range specs {
-				ok, err := c.Take(fmt.Sprintf("family spec %d", i), []byte(fmt.Sprint(p)))
+				ok, err := c.Take(fmt.Sprintf("family spec %d", i), func() []byte { return []byte(fmt.Sprint(p)) })
 				if err != nil {
 					t.Error(err)
 					return
@@ -74,10 +74,10 @@ func TestAnOrderThatDisagreesRunsBothNeverNeither(t *testing.T) {
 	t.Setenv(Env, t.TempDir())
 	a, _ := FromEnv()
 	b, _ := FromEnv()
-	if ok, _ := a.Take("spec x", nil); !ok {
+	if ok, _ := a.Take("spec x", func() []byte { return nil }); !ok {
 		t.Fatal("the first claim lost")
 	}
-	if ok, _ := b.Take("spec y", nil); !ok {
+	if ok, _ := b.Take("spec y", func() []byte { return nil }); !ok {
 		t.Error("another spec at the same place was skipped")
 	}
 }

@@ -43,7 +43,7 @@ func skipOthers() {
 		if claims == nil {
 			return
 		}
-		mine, err := claims.Take(name, claimed(sr))
+		mine, err := claims.Take(name, func() []byte { return claimed(sr) })
 		if err != nil {
 			ginkgo.Fail(err.Error())
 		}
