@@ -17,14 +17,13 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/term"
-
 	"logjam/harness/report"
 	"logjam/internal/childbin"
 	"logjam/internal/config"
 	"logjam/internal/runfolder"
 	"logjam/internal/textout"
 	"logjam/scenario"
+	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
 
@@ -67,8 +66,8 @@ func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 				continue
 			}
 			for _, buf := range bufferings {
-				if row.ID == "T1" && buf != Buffered {
-					continue // exit-time only: the buffering plays no part
+				if !row.playsSinkUnder(buf) {
+					continue
 				}
 				for r := 1; r <= max(1, repeat); r++ {
 					if err := ctx.Err(); err != nil {
@@ -244,7 +243,7 @@ func Command(args []string, w io.Writer) int {
 	}
 	total := cellCount(ins, rows, bufferings, *repeat)
 	fmt.Fprintf(w, "logjam calibrate: sink %s (SHA-256 %.12s): %d cells (%d rows x %s x %s%s), each judged against a correct sink's promise: OK\n",
-		*sinkPath, user.Digest(), total, len(rows), plural(len(bufferings), "buffering"), plural(len(ins), "interpreter"), repeatNote(*repeat))
+		*sinkPath, user.Digest(), total, len(rows), schedule.Plural(len(bufferings), "buffering"), schedule.Plural(len(ins), "interpreter"), repeatNote(*repeat))
 	start := time.Now()
 	played, n := 0, 0
 	var cells []report.Cell
@@ -338,7 +337,7 @@ func notPlayed(user *UserSink, ins []Interpreter, rows []Row, bufferings []strin
 				continue
 			}
 			for _, buf := range bufferings {
-				if row.ID == "T1" && buf != Buffered {
+				if !row.playsSinkUnder(buf) {
 					continue
 				}
 				name := sinkCellName(row.ID, user, buf, in.Version)
@@ -357,6 +356,11 @@ func notPlayed(user *UserSink, ins []Interpreter, rows []Row, bufferings []strin
 	return out
 }
 
+// playsSinkUnder says whether a sink run plays the row with sys.stderr
+// opened so: T1 under one buffering only (exit-time only: the buffering
+// plays no part).
+func (r Row) playsSinkUnder(buf string) bool { return r.ID != "T1" || buf == Buffered }
+
 // cellCount is how many cells playSink plays: every row with a sink under
 // each buffering (T1 under one), on every interpreter found, repeat times.
 func cellCount(ins []Interpreter, rows []Row, bufferings []string, repeat int) int {
@@ -366,7 +370,7 @@ func cellCount(ins []Interpreter, rows []Row, bufferings []string, repeat int) i
 			continue
 		}
 		for _, buf := range bufferings {
-			if row.ID != "T1" || buf == Buffered {
+			if row.playsSinkUnder(buf) {
 				per++
 			}
 		}
@@ -378,13 +382,6 @@ func cellCount(ins []Interpreter, rows []Row, bufferings []string, repeat int) i
 		}
 	}
 	return per * found * max(1, repeat)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func repeatNote(repeat int) string {
@@ -468,7 +465,7 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		return 1
 	}
 	fmt.Fprintf(w, "\nyour sink's cells (real CPython) beside the built-in policies' (the model's cells, played now):")
-	notOK := report.RenderStyledText(w, report.Collapse(report.Group(cells)), colour(w))
+	notOK := report.RenderStyledText(w, report.Collapse(report.Group(cells)), report.Styled(w))
 	byRow := map[string]map[verdict.Verdict][]string{}
 	var order []string
 	var played []report.Cell // an interrupted run's INTERRUPTED and NOTRUN cells tell nothing of the sink
@@ -526,12 +523,6 @@ func summarize(w io.Writer, out, name string, cells []report.Cell, took time.Dur
 		return 1
 	}
 	return 0
-}
-
-// colour: styled text only on a terminal, and never with NO_COLOR set.
-func colour(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
 }
 
 // errOut is where bad input is said (one line, exit status 2), as every

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"logjam/internal/axes"
 	"logjam/internal/textout"
@@ -91,8 +94,16 @@ const (
 // rerun command is built by RerunOf, never copied from the matrix.
 func RenderText(w io.Writer, m Matrix) int { return RenderStyledText(w, m, false) }
 
-// RenderStyledText is RenderText, with colour when colour is set (a
-// terminal, and NO_COLOR unset: the caller decides): an expected verdict
+// Styled says whether text written to w gets colour: w is a terminal and
+// NO_COLOR (https://no-color.org) is unset or empty; a log or a pipe never
+// gets escapes.
+func Styled(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
+}
+
+// RenderStyledText is RenderText, with colour when colour is set (Styled:
+// the caller decides): an expected verdict
 // other than OK yellow, a cell not as expected red, NOTRUN and the legend
 // dim. The escapes are logjam's own, added after each foreign string was
 // neutralised.

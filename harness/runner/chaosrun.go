@@ -513,7 +513,7 @@ func chaosRun(o chaosOptions, w io.Writer) int {
 			runs[i] = fr
 			// A focus prints only the families it selected something in.
 			if !o.selects() || len(fr.cells) > 0 {
-				prog.println(familyLine(prog.tty && colourAllowed(), fr))
+				prog.println(familyLine(report.Styled(w), fr))
 			}
 		}()
 	}
@@ -620,7 +620,7 @@ func repeatOutcome(fam string, r int, js, logPath string, runErr error, interrup
 }
 
 // familyLine is one family's line: cells, as expected, not, seconds;
-// colour only when colour is set (a terminal, NO_COLOR unset).
+// colour only when colour is set (report.Styled).
 func familyLine(colour bool, fr familyRun) string {
 	fams := report.Group(fr.cells)
 	t := report.Count(fams)
@@ -637,10 +637,6 @@ func familyLine(colour bool, fr familyRun) string {
 	}
 	return fmt.Sprintf("logjam: %-9s %3d cells, %3d as expected, %s, %.1f s", fr.name, t.Cells, t.AsExpected, not, fr.seconds)
 }
-
-// colourAllowed: NO_COLOR (https://no-color.org) unset or empty. Colour
-// also needs a terminal (isTerminal): a log or a pipe never gets escapes.
-func colourAllowed() bool { return os.Getenv("NO_COLOR") == "" }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -661,5 +657,5 @@ func commitOf(root string) string {
 // verdict), its legend and the summary of each cell not as expected, in
 // colour on a terminal unless NO_COLOR is set; it returns how many.
 func printRows(fams []report.Family, w io.Writer) int {
-	return report.RenderStyledText(w, report.Collapse(fams), isTerminal(w) && colourAllowed())
+	return report.RenderStyledText(w, report.Collapse(fams), report.Styled(w))
 }

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"fmt"
 	"strings"
 
 	"logjam/scenario/schedule"
@@ -42,11 +41,4 @@ func lazyWords(l *schedule.Lazy) []string {
 		w = append(w, "then "+strings.Join(l.Ops, ", "))
 	}
 	return w
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

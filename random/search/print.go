@@ -48,7 +48,7 @@ func PrintFailures(w io.Writer, results []Result, findings []*Finding, f schedul
 			}
 		}
 		fmt.Fprintf(w, "\n%s: %s (%s failing: a bug), %d ground truth (an older policy failing as documented)\n",
-			plural(len(findings), "cause"), plural(bugs, "finding"), strings.Join(findingColumns, " or "), len(findings)-bugs)
+			schedule.Plural(len(findings), "cause"), schedule.Plural(bugs, "finding"), strings.Join(findingColumns, " or "), len(findings)-bugs)
 		if !verbose {
 			fmt.Fprintln(w, "(-v adds each cause's shrink steps, its replay commands, its shrunk schedule as JSON, a Ginkgo Entry and a simrt line)")
 		}
@@ -61,7 +61,7 @@ func PrintFailures(w io.Writer, results []Result, findings []*Finding, f schedul
 		}
 		fmt.Fprintf(w, "\n%s%s\n", d.Cause, what)
 		fmt.Fprintf(w, "  runs:     %d (%s), first seed %d\n", d.Runs, strings.Join(d.Classes, "; "), res.Seed)
-		fmt.Fprintf(w, "  found:    %s (%s, %s)\n", Describe(res.Schedule), plural(res.Schedule.Faults(), "fault"), plural(res.Schedule.Lines(), "line"))
+		fmt.Fprintf(w, "  found:    %s (%s, %s)\n", Describe(res.Schedule), schedule.Plural(res.Schedule.Faults(), "fault"), schedule.Plural(res.Schedule.Lines(), "line"))
 		rerun := func() {
 			fmt.Fprintf(w, "  rerun:    %s\n", SeedCommand(res.Seed, f))
 			if verbose {

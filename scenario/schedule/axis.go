@@ -309,8 +309,8 @@ func (s Schedule) FailureWords(v verdict.Verdict) []string {
 	return w
 }
 
-// plural is n things in words: "1 line", "2 lines".
-func plural(n int, what string) string {
+// Plural is n things in words: "1 line", "2 lines".
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}

@@ -33,7 +33,7 @@ func (daemonsAxis) Words(s Schedule) []string {
 	if k.Daemons == 0 {
 		return nil
 	}
-	d := plural(k.Daemons, "daemon thread")
+	d := Plural(k.Daemons, "daemon thread")
 	if k.GILDroppedMs > 0 {
 		d += fmt.Sprintf(" (a write holds its line %d ms after dropping the GIL)", k.GILDroppedMs)
 	}

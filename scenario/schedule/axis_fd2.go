@@ -66,7 +66,7 @@ func (fd2Axis) Words(s Schedule) []string {
 		w += fmt.Sprintf(", stalled %d ms", f.StallMs)
 	}
 	if n := len(f.Stalls); n > 0 {
-		w += ", " + plural(n, "stall")
+		w += ", " + Plural(n, "stall")
 		sig := 0
 		for _, st := range f.Stalls {
 			sig += b2i(st.Sigint)
@@ -78,9 +78,9 @@ func (fd2Axis) Words(s Schedule) []string {
 	if e := f.Errors; e != nil {
 		times := "every write"
 		if e.Times > 0 {
-			times = plural(e.Times, "write")
+			times = Plural(e.Times, "write")
 		}
-		w += fmt.Sprintf(", %s refused with %s after %s", times, e.Errno, plural(e.After, "write"))
+		w += fmt.Sprintf(", %s refused with %s after %s", times, e.Errno, Plural(e.After, "write"))
 	}
 	return []string{w}
 }

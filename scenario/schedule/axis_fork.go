@@ -33,7 +33,7 @@ func (forkAxis) Words(s Schedule) []string {
 	if f == nil {
 		return nil
 	}
-	w := fmt.Sprintf("a fork whose child logs %s", plural(f.Lines, "line"))
+	w := fmt.Sprintf("a fork whose child logs %s", Plural(f.Lines, "line"))
 	if f.Held {
 		w += ", the sink's locks held"
 	}

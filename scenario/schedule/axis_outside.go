@@ -35,7 +35,7 @@ func (outsideAxis) Parts(k *Sink) []any { return []any{&k.OutsideCalls} }
 
 func (outsideAxis) Words(s Schedule) []string {
 	if n := s.Sink.outsideLines(); n > 0 {
-		return []string{plural(n, "line") + " outside a call"}
+		return []string{Plural(n, "line") + " outside a call"}
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func (threadsAxis) Words(s Schedule) []string {
 			walk(c)
 		}
 	}
-	w := fmt.Sprintf("%s, %s, %s", plural(len(ts), "thread"), plural(calls, "call"), plural(lines, "line"))
+	w := fmt.Sprintf("%s, %s, %s", Plural(len(ts), "thread"), Plural(calls, "call"), Plural(lines, "line"))
 	var fs []string
 	for _, f := range order {
 		fs = append(fs, fmt.Sprintf("%d %s", feats[f], f))
