@@ -121,10 +121,6 @@ func (h *hangWatch) watch(pid int, quit chan struct{}) {
 		// line the child wrote by the reading's end must have had its
 		// answer (a SIGINT sent) before the reading began.
 		handled := h.handled.Load()
-		wf, ok := ReadWaitFor(pid, h.known.Load())
-		if !ok {
-			continue
-		}
 		if h.waiting != nil {
 			if ticks, ok := cpuTicks(pid); !ok || cpuSince.IsZero() {
 				cpuSince, cpuAt = time.Now(), ticks
@@ -137,6 +133,10 @@ func (h *hangWatch) watch(pid int, quit chan struct{}) {
 			}
 		}
 		if h.settle <= 0 {
+			continue // the deadline alone ends it: nothing to read
+		}
+		wf, ok := ReadWaitFor(pid, h.known.Load())
+		if !ok {
 			continue
 		}
 		switch {
