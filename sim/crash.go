@@ -28,19 +28,21 @@ type crash struct {
 // interrupted by the crash handler handler (it logs its Fatal line and
 // the process aborts).
 func (rt *Runtime) ArmCrash(t *Thread, line int, handler func(t *Thread)) {
-	rt.crash.mu.Lock()
-	defer rt.crash.mu.Unlock()
-	rt.crash.t, rt.crash.name, rt.crash.line, rt.crash.seen, rt.crash.fired, rt.crash.handler = t, "", line, 0, false, handler
-	rt.crash.armed.Store(true)
+	rt.crash.arm(t, "", line, handler)
 }
 
 // ArmCrashOn is ArmCrash for the thread named name, which may not be made
 // yet (a native worker of a call's pool): the line-th line it logs.
 func (rt *Runtime) ArmCrashOn(name string, line int, handler func(t *Thread)) {
-	rt.crash.mu.Lock()
-	defer rt.crash.mu.Unlock()
-	rt.crash.t, rt.crash.name, rt.crash.line, rt.crash.seen, rt.crash.fired, rt.crash.handler = nil, name, line, 0, false, handler
-	rt.crash.armed.Store(true)
+	rt.crash.arm(nil, name, line, handler)
+}
+
+// arm arms the crash for t, or for the thread named name when t is nil.
+func (c *crash) arm(t *Thread, name string, line int, handler func(t *Thread)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t, c.name, c.line, c.seen, c.fired, c.handler = t, name, line, 0, false, handler
+	c.armed.Store(true)
 }
 
 // on: t is the thread the crash is armed for.
