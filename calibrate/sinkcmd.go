@@ -50,71 +50,101 @@ func PlaySink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row
 // playSink is PlaySink, calling started before each interpreter's build.
 func playSink(ctx context.Context, user *UserSink, ins []Interpreter, rows []Row, bufferings []string, reports string, repeat int, started func(Interpreter), progress func(SinkCell)) ([]SinkCell, error) {
 	var out []SinkCell
+	var built Interpreter
+	var dir string
+	for _, at := range sinkPlan(ins, rows, bufferings) {
+		in, row, buf := at.in, at.row, at.buf
+		if in.Path != built.Path || in.Version != built.Version {
+			if started != nil {
+				started(in)
+			}
+			var err error
+			if dir, err = BuildSink(in, user); err != nil {
+				return out, err
+			}
+			built = in
+		}
+		for r := 1; r <= max(1, repeat); r++ {
+			if err := ctx.Err(); err != nil {
+				return out, err // interrupted: the cells not played are NOTRUN (notPlayed)
+			}
+			t0 := time.Now()
+			o, err := Run(ctx, in, dir, row, "user", "", buf, Options{CheckGIL: true})
+			if err != nil {
+				return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
+			}
+			if o.Observed == verdict.Crash {
+				o.Reason += pythonFatal(o.FD2)
+			}
+			c := at.cell(user)
+			c.Observed = o.Observed
+			c.Ms = time.Since(t0).Milliseconds()
+			c.Real = map[string]verdict.Verdict{in.Version: o.Observed}
+			c.Evidence = report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command}
+			if repeat > 1 {
+				c.Repeat = r
+			}
+			sc := SinkCell{Row: row.ID, Python: in.Version, Buffering: BufferingName(buf), Verdict: o.Observed, Reason: o.Reason}
+			if reports != "" {
+				sc.Bundle = report.BundleDir(reports, c.Name)
+				if repeat > 1 {
+					sc.Bundle += fmt.Sprintf(".r%d", r)
+				}
+				c.Bundle = sc.Bundle
+				if err := report.WriteBundle(sc.Bundle, Bundle(o, c)); err != nil {
+					sc.Bundle = ""
+				}
+			}
+			sc.Cell = c
+			out = append(out, sc)
+			if progress != nil {
+				progress(sc)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sinkAt is one cell of a sink run (before its repeats): an interpreter
+// found, a row with a sink, a buffering it plays under.
+type sinkAt struct {
+	in  Interpreter
+	row Row
+	buf string
+}
+
+// sinkPlan is every cell a sink run plays, in its order (interpreter by
+// interpreter: each is built once): playSink plays them, cellCount counts
+// them and notPlayed lists the ones an interrupt left.
+func sinkPlan(ins []Interpreter, rows []Row, bufferings []string) []sinkAt {
+	var plan []sinkAt
 	for _, in := range ins {
 		if in.Missing != "" {
 			continue
-		}
-		if started != nil {
-			started(in)
-		}
-		dir, err := BuildSink(in, user)
-		if err != nil {
-			return out, err
 		}
 		for _, row := range rows {
 			if row.Variants != nil {
 				continue
 			}
 			for _, buf := range bufferings {
-				if !row.playsSinkUnder(buf) {
-					continue
-				}
-				for r := 1; r <= max(1, repeat); r++ {
-					if err := ctx.Err(); err != nil {
-						return out, err // interrupted: the cells not played are NOTRUN (notPlayed)
-					}
-					t0 := time.Now()
-					o, err := Run(ctx, in, dir, row, "user", "", buf, Options{CheckGIL: true})
-					if err != nil {
-						return out, fmt.Errorf("%s on python %s: %w", row.ID, in.Version, err)
-					}
-					if o.Observed == verdict.Crash {
-						o.Reason += pythonFatal(o.FD2)
-					}
-					name := sinkCellName(row.ID, user, buf, in.Version)
-					c := report.Cell{ID: row.ID, Name: name, Family: "sink",
-						Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
-						Expected: verdict.OK, // a correct sink's promise, on every real row
-						Observed: o.Observed,
-						Ms:       time.Since(t0).Milliseconds(),
-						Real:     map[string]verdict.Verdict{in.Version: o.Observed},
-						Evidence: report.Evidence{Reason: o.Reason, Ledger: o.Ledger, Command: o.Command},
-						Rerun:    report.SinkRerun(sinkArg(user), row.ID, in.Version, BufferingName(buf)),
-						Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest(), Path: user.Abs}}
-					if repeat > 1 {
-						c.Repeat = r
-					}
-					sc := SinkCell{Row: row.ID, Python: in.Version, Buffering: BufferingName(buf), Verdict: o.Observed, Reason: o.Reason}
-					if reports != "" {
-						sc.Bundle = report.BundleDir(reports, name)
-						if repeat > 1 {
-							sc.Bundle += fmt.Sprintf(".r%d", r)
-						}
-						c.Bundle = sc.Bundle
-						if err := report.WriteBundle(sc.Bundle, Bundle(o, c)); err != nil {
-							sc.Bundle = ""
-						}
-					}
-					sc.Cell = c
-					out = append(out, sc)
-					if progress != nil {
-						progress(sc)
-					}
+				if row.playsSinkUnder(buf) {
+					plan = append(plan, sinkAt{in, row, buf})
 				}
 			}
 		}
 	}
-	return out, nil
+	return plan
+}
+
+// cell is the matrix cell of at (its verdict not yet observed): a
+// correct sink's promise, OK, expected on every real row.
+func (at sinkAt) cell(user *UserSink) report.Cell {
+	id, py, buf := at.row.ID, at.in.Version, at.buf
+	return report.Cell{ID: id, Name: sinkCellName(id, user, buf, py), Family: "sink",
+		Cell:     scenario.Cell{Scenario: id, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: py, Buffering: buf},
+		Expected: verdict.OK,
+		Rerun:    report.SinkRerun(sinkArg(user), id, py, BufferingName(buf)),
+		Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest(), Path: user.Abs}}
 }
 
 // Command is `logjam calibrate -sink FILE.cpp [-py 3.12,3.13] [-rows D1,I2]
@@ -328,30 +358,14 @@ func notPlayed(user *UserSink, ins []Interpreter, rows []Row, bufferings []strin
 		seen[c.Name]++
 	}
 	var out []report.Cell
-	for _, in := range ins {
-		if in.Missing != "" {
-			continue
+	for _, at := range sinkPlan(ins, rows, bufferings) {
+		c := at.cell(user)
+		if seen[c.Name] > 0 {
+			continue // played (every repeat of a cell begun is in the matrix)
 		}
-		for _, row := range rows {
-			if row.Variants != nil {
-				continue
-			}
-			for _, buf := range bufferings {
-				if !row.playsSinkUnder(buf) {
-					continue
-				}
-				name := sinkCellName(row.ID, user, buf, in.Version)
-				if seen[name] > 0 {
-					continue // played (every repeat of a cell begun is in the matrix)
-				}
-				out = append(out, report.Cell{ID: row.ID, Name: name, Family: "sink",
-					Cell:     scenario.Cell{Scenario: row.ID, Policy: sinkName(user.Path), Platform: scenario.DefaultPlatform, Python: in.Version, Buffering: buf},
-					Expected: verdict.OK, Observed: verdict.NotRun,
-					Evidence: report.Evidence{Reason: "not run: the run was interrupted before this cell started"},
-					Rerun:    report.SinkRerun(sinkArg(user), row.ID, in.Version, BufferingName(buf)),
-					Sink:     &report.SinkSource{File: filepath.Base(user.Path), SHA256: user.Digest(), Path: user.Abs}})
-			}
-		}
+		c.Observed = verdict.NotRun
+		c.Evidence = report.Evidence{Reason: "not run: the run was interrupted before this cell started"}
+		out = append(out, c)
 	}
 	return out
 }
@@ -361,27 +375,9 @@ func notPlayed(user *UserSink, ins []Interpreter, rows []Row, bufferings []strin
 // plays no part).
 func (r Row) playsSinkUnder(buf string) bool { return r.ID != "T1" || buf == Buffered }
 
-// cellCount is how many cells playSink plays: every row with a sink under
-// each buffering (T1 under one), on every interpreter found, repeat times.
+// cellCount is how many cells playSink plays: sinkPlan's, repeat times.
 func cellCount(ins []Interpreter, rows []Row, bufferings []string, repeat int) int {
-	per := 0
-	for _, row := range rows {
-		if row.Variants != nil {
-			continue
-		}
-		for _, buf := range bufferings {
-			if row.playsSinkUnder(buf) {
-				per++
-			}
-		}
-	}
-	found := 0
-	for _, in := range ins {
-		if in.Missing == "" {
-			found++
-		}
-	}
-	return per * found * max(1, repeat)
+	return len(sinkPlan(ins, rows, bufferings)) * max(1, repeat)
 }
 
 func repeatNote(repeat int) string {
