@@ -42,3 +42,5 @@ tool (
 	logjam/cmd/logjam
 	logjam/cmd/simrt
 )
+
+replace github.com/pingcap/failpoint => ./third_party/failpoint
