@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"logjam/verdict"
 )
@@ -93,7 +94,7 @@ func HTML(run Run, fams []Family, dir string) ([]byte, error) {
 		title = "logjam calibrate -sink " + sink.File + ": your sink on real CPython " + strings.Join(pythonsOf(all), ", ") + ", beside the built-in policies"
 	}
 	var buf bytes.Buffer
-	err := page.Execute(&buf, map[string]any{
+	err := page().Execute(&buf, map[string]any{
 		"Run": run, "Families": views, "Tally": Count(fams), "Failing": failing, "Verdicts": verdictColours, "Legend": LegendOf(all),
 		"Title": title, "Sink": sinkOf(all) != nil,
 	})
@@ -128,7 +129,7 @@ func bundleLink(dir, bundle string) string {
 	return ""
 }
 
-var unsafeID = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
+var unsafeID = lazyRegexp(`[^A-Za-z0-9._=-]+`)
 
 // verdictColours is the legend: each verdict's background.
 var verdictColours = []struct{ Name, Colour string }{
@@ -138,18 +139,21 @@ var verdictColours = []struct{ Name, Colour string }{
 	{string(SpecPass), "#d7f0d4"}, {string(SpecFail), "#ff8080"},
 }
 
-var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
-	"lower":  strings.ToLower,
-	"anchor": func(s string) string { return "cell-" + unsafeID.ReplaceAllString(s, "_") },
-	"css":    func(s string) template.CSS { return template.CSS(s) },
-	"replay": SinkReplay,
-	"rerun": func(c Cell) string {
-		if cmd := RerunOf(c); cmd != "" || c.Rerun == "" {
-			return cmd
-		}
-		return "(the recorded command is not one logjam writes; not shown)"
-	},
-}).Parse(`<!DOCTYPE html>
+// page is parsed on first use: parsing it was most of this package's
+// initialisation, which every suite process paid and few render a page.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("matrix").Funcs(template.FuncMap{
+		"lower":  strings.ToLower,
+		"anchor": func(s string) string { return "cell-" + unsafeID().ReplaceAllString(s, "_") },
+		"css":    func(s string) template.CSS { return template.CSS(s) },
+		"replay": SinkReplay,
+		"rerun": func(c Cell) string {
+			if cmd := RerunOf(c); cmd != "" || c.Rerun == "" {
+				return cmd
+			}
+			return "(the recorded command is not one logjam writes; not shown)"
+		},
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -226,3 +230,12 @@ document.addEventListener("DOMContentLoaded", function () {
 </body>
 </html>
 `))
+})
+
+// lazyRegexp is expr compiled on first use. A bounded repetition such as
+// {0,511} compiles to that many copies: compiled at initialisation, this
+// package's expressions cost every suite process about 0.9 MB and a few
+// milliseconds, and few of them ever validate a foreign file.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}

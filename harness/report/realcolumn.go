@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"logjam/internal/axes"
@@ -20,7 +19,7 @@ const CalibrationFile = "calibration.json"
 // RealFamily is the family of a real-column cell.
 const RealFamily = "calibrate"
 
-var realVersion = regexp.MustCompile(`^[0-9]{1,2}\.[0-9]{1,3}(\.[0-9]{1,3})?$`)
+var realVersion = lazyRegexp(`^[0-9]{1,2}\.[0-9]{1,3}(\.[0-9]{1,3})?$`)
 
 // ReadRealColumns reads the real-column reports in dirs (each a folder
 // holding CalibrationFile, another runner's upload) as untrusted input:
@@ -75,7 +74,7 @@ func checkRealCell(c Cell) error {
 		return fmt.Errorf("row %q is no row of the matrix", clip(c.ID))
 	}
 	for v, r := range c.Real {
-		if !realVersion.MatchString(v) {
+		if !realVersion().MatchString(v) {
 			return fmt.Errorf("interpreter %q is not a version", clip(v))
 		}
 		if !verdict.Known(r) {

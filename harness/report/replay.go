@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -43,9 +42,9 @@ var (
 	replayPlatforms = []string{"", "linux", "macos"}
 	replayBuffering = []string{"", "buffered", "unbuffered"}
 	replayBackends  = []string{"", "cuda", "xpu", "mtia"}
-	pythonVersion   = regexp.MustCompile(`^3\.1[0-5](\.[0-9]{1,2})?$`)
-	sha256Hex       = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	profileName     = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	pythonVersion   = lazyRegexp(`^3\.1[0-5](\.[0-9]{1,2})?$`)
+	sha256Hex       = lazyRegexp(`^[0-9a-f]{64}$`)
+	profileName     = lazyRegexp(`^[A-Za-z0-9_-]{1,64}$`)
 )
 
 // upgrade moves the old spellings a bundle written before may carry to
@@ -59,7 +58,7 @@ func (r *Replay) upgrade() error {
 
 // IsDigest reports whether s is a SHA-256 as a bundle names one: 64
 // lowercase hex digits.
-func IsDigest(s string) bool { return sha256Hex.MatchString(s) }
+func IsDigest(s string) bool { return sha256Hex().MatchString(s) }
 
 // Validate checks every field against the catalogues (scenarios, policies,
 // lazy-init variants, failpoints, the profile's knobs) before anything
@@ -91,7 +90,7 @@ func (r *Replay) Validate() error {
 			return err
 		}
 	}
-	if r.Python != "" && !pythonVersion.MatchString(r.Python) {
+	if r.Python != "" && !pythonVersion().MatchString(r.Python) {
 		return fmt.Errorf("python %q is not a version the model plays (accepted: 3.10 to 3.15, as X.Y or X.Y.Z)", clip(r.Python))
 	}
 	if _, err := failpoints.Parse(r.Failpoints); err != nil {
@@ -108,7 +107,7 @@ func (r *Replay) Validate() error {
 	if r.Deadline < 0 || r.Deadline > MaxReplayDeadline {
 		return fmt.Errorf("deadline_ns %d is not between 0 and %s", r.Deadline, MaxReplayDeadline)
 	}
-	if !profileName.MatchString(r.Profile.Name) {
+	if !profileName().MatchString(r.Profile.Name) {
 		return fmt.Errorf("profile name %q is not a profile's name", clip(r.Profile.Name))
 	}
 	if err := r.Profile.Validate("the bundle"); err != nil {

@@ -26,8 +26,8 @@ func Rerun(family, name, profile string, seed int64, timeoutScale string) string
 
 // The fields a printed rerun command is built from, as Rerun writes them.
 var (
-	rerunEnv   = regexp.MustCompile(`^cd "\$\(go list -m -f '\{\{\.Dir\}\}'\)" && LOGJAM_PROFILE=([A-Za-z0-9_-]{1,64})(?: LOGJAM_SEED=(-?[0-9]{1,19}))?(?: LOGJAM_TIMEOUT_SCALE=([0-9.eE+-]{1,24}))? \./logjam ginkgo --focus '`)
-	familyName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+	rerunEnv   = lazyRegexp(`^cd "\$\(go list -m -f '\{\{\.Dir\}\}'\)" && LOGJAM_PROFILE=([A-Za-z0-9_-]{1,64})(?: LOGJAM_SEED=(-?[0-9]{1,19}))?(?: LOGJAM_TIMEOUT_SCALE=([0-9.eE+-]{1,24}))? \./logjam ginkgo --focus '`)
+	familyName = lazyRegexp(`^[a-z0-9_]{1,32}$`)
 )
 
 // RerunOf is the rerun command of a cell read from a matrix, a shard or a
@@ -40,8 +40,8 @@ func RerunOf(c Cell) string {
 	if c.Family == "sink" {
 		return sinkRerunOf(c)
 	}
-	m := rerunEnv.FindStringSubmatch(c.Rerun)
-	if m == nil || !familyName.MatchString(c.Family) {
+	m := rerunEnv().FindStringSubmatch(c.Rerun)
+	if m == nil || !familyName().MatchString(c.Family) {
 		return ""
 	}
 	var seed int64
@@ -82,10 +82,10 @@ func SinkReplay(c Cell) string {
 // only when it is a plain word of a shell command (no quote, space, $, ;,
 // glob or leading dash) with no ".." step.
 var (
-	sinkFile    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$`)
-	shellWord   = regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_.+=/-]{0,511}$`)
-	rowID       = regexp.MustCompile(`^[A-Z]{1,3}[0-9]{1,2}$`)
-	pythonShort = regexp.MustCompile(`^3\.[0-9]{1,2}(\.[0-9]{1,2})?$`)
+	sinkFile    = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$`)
+	shellWord   = lazyRegexp(`^[A-Za-z0-9_./][A-Za-z0-9_.+=/-]{0,511}$`)
+	rowID       = lazyRegexp(`^[A-Z]{1,3}[0-9]{1,2}$`)
+	pythonShort = lazyRegexp(`^3\.[0-9]{1,2}(\.[0-9]{1,2})?$`)
 )
 
 // SinkPath is how a sink cell's commands name the sink's file: the
@@ -94,14 +94,14 @@ var (
 // name, else SINK.cpp (the command is then the user's to complete).
 func SinkPath(c Cell) string {
 	file := "SINK.cpp"
-	if c.Sink != nil && sinkFile.MatchString(c.Sink.File) {
+	if c.Sink != nil && sinkFile().MatchString(c.Sink.File) {
 		file = c.Sink.File
-	} else if c.Sink == nil && sinkFile.MatchString(c.Cell.Policy+".cpp") {
+	} else if c.Sink == nil && sinkFile().MatchString(c.Cell.Policy+".cpp") {
 		file = c.Cell.Policy + ".cpp"
 	}
 	if c.Sink != nil {
 		p := c.Sink.Path
-		if shellWord.MatchString(p) && filepath.IsAbs(p) && filepath.Clean(p) == p && filepath.Base(p) == file {
+		if shellWord().MatchString(p) && filepath.IsAbs(p) && filepath.Clean(p) == p && filepath.Base(p) == file {
 			return p
 		}
 	}
@@ -112,7 +112,7 @@ func SinkPath(c Cell) string {
 // path (SinkPath), row, Python and buffering; "" when one does not
 // validate.
 func sinkRerunOf(c Cell) string {
-	if !rowID.MatchString(c.Cell.Scenario) || !pythonShort.MatchString(c.Cell.Python) || (c.Cell.Buffering != "buffered" && c.Cell.Buffering != "unbuffered" && c.Cell.Buffering != "") {
+	if !rowID().MatchString(c.Cell.Scenario) || !pythonShort().MatchString(c.Cell.Python) || (c.Cell.Buffering != "buffered" && c.Cell.Buffering != "unbuffered" && c.Cell.Buffering != "") {
 		return ""
 	}
 	buf := c.Cell.Buffering

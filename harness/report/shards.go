@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -270,7 +269,7 @@ func checkShard(dir string, run Run, cells Matrix, sh shard.Shard, plan map[Plan
 // is read or copied.
 func copyBundle(dir, bundle, out string, write bool) (string, error) {
 	name := filepath.Base(bundle)
-	if !bundleName.MatchString(name) || name == "." || name == ".." {
+	if !bundleName().MatchString(name) || name == "." || name == ".." {
 		return "", fmt.Errorf("%s: matrix.json names bundle %q, not a bundle's folder name", dir, clip(name))
 	}
 	src := filepath.Join(dir, EvidenceDir, name)
@@ -312,4 +311,4 @@ func copyBundle(dir, bundle, out string, write bool) (string, error) {
 }
 
 // bundleName is what BundleDir makes of a cell's name (and its .rN).
-var bundleName = regexp.MustCompile(`^[A-Za-z0-9._=-]{1,255}$`)
+var bundleName = lazyRegexp(`^[A-Za-z0-9._=-]{1,255}$`)

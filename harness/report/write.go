@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"logjam/telemetry"
@@ -101,9 +100,9 @@ func WriteBundle(dir string, b Bundle) error {
 	return nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)
+var unsafeName = lazyRegexp(`[^A-Za-z0-9._=-]+`)
 
 // BundleDir is where the bundle of the cell named name goes under reports.
 func BundleDir(reports, name string) string {
-	return filepath.Join(reports, "evidence", strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_"))
+	return filepath.Join(reports, "evidence", strings.Trim(unsafeName().ReplaceAllString(name, "_"), "_"))
 }
