@@ -54,7 +54,8 @@ one() {
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
-echo "bench-calibrate: $cores cores, load $load at the start, $started; base $basedesc, this tree $this; $runs alternating run(s) of each" >&2
+machine_costs
+echo "bench-calibrate: $cores cores, load $load at the start, $started; $machine; base $basedesc, this tree $this; $runs alternating run(s) of each" >&2
 
 echo "bench-calibrate: building both trees' test binaries and extensions (row C1, not timed)" >&2
 for tree in "$tmp/base" "$root"; do
@@ -80,7 +81,7 @@ row() { # LABEL NAME COLUMN UNIT
 agree() { awk '{ a += $3; p += $4 } END { printf "%d of %d", a, p }' "$tmp/$1.times"; }
 end_load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 echo
-echo "Measured by \`scripts/bench-calibrate.sh\` on $started: $cores cores, load $load at the start and $end_load at the end, side by side with $basedesc (the base); medians of $runs alternating run(s)."
+echo "Measured by \`scripts/bench-calibrate.sh\` on $started: $cores cores, load $load at the start and $end_load at the end ($machine), side by side with $basedesc (the base); medians of $runs alternating run(s)."
 echo
 echo "| figure | $basedesc | $this | ratio |"
 echo "| --- | --- | --- | --- |"

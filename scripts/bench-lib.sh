@@ -17,3 +17,18 @@ bench_base() {
 median() {
 	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# machine_costs: sets $machine to what a system call and a process start
+# cost on this machine now (internal/childbin's Machine benchmarks): the
+# figures beside it compare with another machine's only through these.
+machine_costs() {
+	local out sc ps
+	out=$(cd "$root" && go test -run '^$' -bench Machine -benchtime 0.5s ./internal/childbin/ 2>/dev/null)
+	sc=$(echo "$out" | awk '/^BenchmarkMachineSystemCall/ { printf "%.0f", $3 }')
+	ps=$(echo "$out" | awk '/^BenchmarkMachineProcessStart/ { printf "%.2f", $3 / 1e6 }')
+	if [ -n "$sc" ] && [ -n "$ps" ]; then
+		machine="a system call (getppid) $sc ns, a start of /bin/true $ps ms"
+	else
+		machine="the machine's costs could not be measured (go test -bench Machine ./internal/childbin failed)"
+	fi
+}

@@ -90,7 +90,8 @@ fresh() {
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
-echo "bench-matrix: $cores cores, load $load at the start, $started; base $basedesc, this tree $this; $runs alternating runs of each" >&2
+machine_costs
+echo "bench-matrix: $cores cores, load $load at the start, $started; $machine; base $basedesc, this tree $this; $runs alternating runs of each" >&2
 
 echo "bench-matrix: building both trees' suites (one run each, not timed)" >&2
 (cd "$tmp/base" && ./logjam chaos -out "$tmp/warm-base" >/dev/null 2>&1)
@@ -157,7 +158,7 @@ table() {
 }
 
 echo
-echo "$cores cores, load $load at the start ($started), $endload at the end; base $basedesc, this tree $this"
+echo "$cores cores, load $load at the start ($started), $endload at the end; $machine; base $basedesc, this tree $this"
 table
 echo
 echo "this tree's matrix: $counts; $procs"
@@ -168,8 +169,8 @@ if [ "$readme" = 1 ]; then
 	{
 		echo "<!-- bench-matrix: written by scripts/bench-matrix.sh -readme; rerun it, do not edit by hand -->"
 		echo "Measured by \`scripts/bench-matrix.sh -n $runs\` on $started: $cores cores, load $load at the start and"
-		echo "$endload at the end (a machine shared with other work), side by side with $basedesc (issue 36's base; its"
-		echo "local matrix replayed every column of the row schedules). This tree's matrix: $counts; $procs."
+		echo "$endload at the end (a machine shared with other work; $machine), side by side with $basedesc (issue"
+		echo "36's base; its local matrix replayed every column of the row schedules). This tree's matrix: $counts; $procs."
 		echo "Its families' seconds, last run: $families."
 		echo
 		table
