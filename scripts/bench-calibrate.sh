@@ -51,11 +51,7 @@ one() {
 		END { printf "%.1f %s %d %d\n", wall, (rep == "" ? "-" : rep), agreed, played }' "$out.txt" >>"$tmp/$name.times"
 }
 
-load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')
-cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
-started=$(date -u '+%Y-%m-%d %H:%M UTC')
-machine_costs
-echo "bench-calibrate: $cores cores, load $load at the start, $started; $machine; base $basedesc, this tree $this; $runs alternating run(s) of each" >&2
+bench_start bench-calibrate "$runs alternating run(s) of each"
 
 echo "bench-calibrate: building both trees' test binaries and extensions (row C1, not timed)" >&2
 for tree in "$tmp/base" "$root"; do
@@ -79,7 +75,7 @@ row() { # LABEL NAME COLUMN UNIT
 	echo "| $1 | $b $4 | $t $4 | $(ratio "$b" "$t") |"
 }
 agree() { awk '{ a += $3; p += $4 } END { printf "%d of %d", a, p }' "$tmp/$1.times"; }
-end_load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+end_load=$(loadavg)
 echo
 echo "Measured by \`scripts/bench-calibrate.sh\` on $started: $cores cores, load $load at the start and $end_load at the end ($machine), side by side with $basedesc (the base); medians of $runs alternating run(s)."
 echo

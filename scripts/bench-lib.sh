@@ -32,3 +32,19 @@ machine_costs() {
 		machine="the machine's costs could not be measured (go test -bench Machine ./internal/childbin failed)"
 	fi
 }
+
+# loadavg: the load averages now (1, 5 and 15 minutes).
+loadavg() {
+	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //'
+}
+
+# bench_start NAME WHAT: sets $cores, $load, $started and $machine
+# (machine_costs), and says on stderr what the run is: NAME's line, then
+# WHAT (how many runs of each).
+bench_start() {
+	load=$(loadavg)
+	cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
+	started=$(date -u '+%Y-%m-%d %H:%M UTC')
+	machine_costs
+	echo "$1: $cores cores, load $load at the start, $started; $machine; base $basedesc, this tree $this; $2" >&2
+}

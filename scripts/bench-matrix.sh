@@ -87,11 +87,7 @@ fresh() {
 	sync
 }
 
-load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')
-cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
-started=$(date -u '+%Y-%m-%d %H:%M UTC')
-machine_costs
-echo "bench-matrix: $cores cores, load $load at the start, $started; $machine; base $basedesc, this tree $this; $runs alternating runs of each" >&2
+bench_start bench-matrix "$runs alternating runs of each"
 
 echo "bench-matrix: building both trees' suites (one run each, not timed)" >&2
 (cd "$tmp/base" && ./logjam chaos -out "$tmp/warm-base" >/dev/null 2>&1)
@@ -143,7 +139,7 @@ same=$(cmp -s "$tmp/r200-base.out" "$tmp/r200-this.out" && echo "the same output
 counts=$(sed -n 's/.*\[\([0-9]*\)\/[0-9]*\] specs done (\([0-9]*\) cells.*/\1 specs, \2 cells/p' "$tmp/chaos-this.out" | tail -1)
 families=$(sed -n 's/^logjam: \([a-z0-9]*\) *[0-9]* cells,.* \([0-9.]*\) s$/\1 \2/p' "$tmp/chaos-this.out" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
 procs=$(sed -n 's/.*shard all, \(procs fitted[^)]*)\), \([0-9]* CPU slots\).*/\1, \2/p' "$tmp/chaos-this.out" | head -1)
-endload=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //')
+endload=$(loadavg)
 
 table() {
 	echo "| figure (median of $runs alternating runs) | $basedesc | $this | ratio |"
