@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -129,8 +128,6 @@ func bundleLink(dir, bundle string) string {
 	return ""
 }
 
-var unsafeID = lazyRegexp(`[^A-Za-z0-9._=-]+`)
-
 // verdictColours is the legend: each verdict's background.
 var verdictColours = []struct{ Name, Colour string }{
 	{"OK", "#d7f0d4"}, {"HANG", "#f4c7c3"}, {"CRASH", "#e3c8f0"}, {"BADESC", "#fbe3b5"}, {"LOST", "#ffd9a8"},
@@ -144,7 +141,7 @@ var verdictColours = []struct{ Name, Colour string }{
 var page = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("matrix").Funcs(template.FuncMap{
 		"lower":  strings.ToLower,
-		"anchor": func(s string) string { return "cell-" + unsafeID().ReplaceAllString(s, "_") },
+		"anchor": func(s string) string { return "cell-" + unsafeName().ReplaceAllString(s, "_") },
 		"css":    func(s string) template.CSS { return template.CSS(s) },
 		"replay": SinkReplay,
 		"rerun": func(c Cell) string {
@@ -231,11 +228,3 @@ document.addEventListener("DOMContentLoaded", function () {
 </html>
 `))
 })
-
-// lazyRegexp is expr compiled on first use. A bounded repetition such as
-// {0,511} compiles to that many copies: compiled at initialisation, this
-// package's expressions cost every suite process about 0.9 MB and a few
-// milliseconds, and few of them ever validate a foreign file.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}

@@ -100,6 +100,8 @@ func WriteBundle(dir string, b Bundle) error {
 	return nil
 }
 
+// unsafeName is what may not stand in a bundle's folder name or a cell's
+// HTML anchor: each run of it becomes one "_".
 var unsafeName = lazyRegexp(`[^A-Za-z0-9._=-]+`)
 
 // BundleDir is where the bundle of the cell named name goes under reports.
