@@ -169,35 +169,28 @@ func Compiler() (string, error) {
 }
 
 // Builds: one at a time for each cache entry (a lock each), side by side
-// for different interpreters; buildDone remembers the entries made or
-// checked by this process.
+// for different interpreters; an entry this process made or checked is
+// not checked again.
 var (
-	buildMu    sync.Mutex
-	buildDone  = map[string]string{}
-	buildLocks = map[string]*sync.Mutex{}
+	buildMu      sync.Mutex
+	buildEntries = map[string]*buildEntry{}
 )
 
-// buildLock is the lock of the cache entry dir.
-func buildLock(dir string) *sync.Mutex {
+// buildEntry is one cache entry's build: held while it is made or
+// checked; done once it was.
+type buildEntry struct {
+	sync.Mutex
+	done bool
+}
+
+// entryFor is the build of the cache entry dir.
+func entryFor(dir string) *buildEntry {
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if buildLocks[dir] == nil {
-		buildLocks[dir] = &sync.Mutex{}
+	if buildEntries[dir] == nil {
+		buildEntries[dir] = &buildEntry{}
 	}
-	return buildLocks[dir]
-}
-
-func built(dir string) (string, bool) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	d, ok := buildDone[dir]
-	return d, ok
-}
-
-func markBuilt(dir string) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	buildDone[dir] = dir
+	return buildEntries[dir]
 }
 
 // Build compiles the extension for in into the cache (keyed by its
@@ -268,11 +261,11 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	}
 	fmt.Fprintf(h, "%s|%s|%s|%s", in.Path, in.Version, in.Include, cxx)
 	dir := filepath.Join(CacheDir(), in.Version+"-"+hex.EncodeToString(h.Sum(nil))[:12])
-	lock := buildLock(dir)
-	lock.Lock()
-	defer lock.Unlock()
-	if d, ok := built(dir); ok {
-		return d, nil
+	entry := entryFor(dir)
+	entry.Lock()
+	defer entry.Unlock()
+	if entry.done {
+		return dir, nil
 	}
 	if err := owndir.Ensure(CacheDir()); err != nil {
 		return "", fmt.Errorf("the calibration cache: %w", err)
@@ -282,7 +275,7 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 		if err := os.WriteFile(filepath.Join(dir, "run_row.py"), driverSource, 0o644); err != nil {
 			return "", err
 		}
-		markBuilt(dir)
+		entry.done = true
 		return dir, nil
 	}
 	// The compiler computes: a CPU slot while it runs, when the caller
@@ -363,6 +356,6 @@ func BuildSink(in Interpreter, user *UserSink) (string, error) {
 	if err := os.Rename(out, so); err != nil {
 		return "", err
 	}
-	markBuilt(dir)
+	entry.done = true
 	return dir, nil
 }

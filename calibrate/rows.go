@@ -54,10 +54,6 @@ var Rows = func() []Row {
 	return rs
 }()
 
-// LeftOut is one cell of a row that is not played: a policy under one
-// buffering.
-type LeftOut = scenario.LeftOut
-
 // Plays reports whether the row plays policy under buffering.
 func (r Row) Plays(policy, buffering string) bool {
 	for _, l := range r.LeftOut {

@@ -278,21 +278,29 @@ func (wf WaitFor) stuck() bool {
 	return !gil || wf.GILLocked == 1
 }
 
-// gilWaiterAwake reports whether wf differs from a stuck state only by
-// GIL waiters caught awake (each wakes every switch interval to ask again).
-func (wf WaitFor) gilWaiterAwake(before WaitFor) bool {
+// gilWaiterAwake reports whether wf differs from the stuck reading
+// before only by GIL waiters caught awake (each wakes every switch
+// interval to ask again).
+func (wf WaitFor) gilWaiterAwake(before WaitFor) bool { return wf.unmoved(before, true) }
+
+// unmoved reports whether wf has before's threads, each GIL waiter of
+// before waiting for the GIL again (or, with awake, caught awake asking
+// for it), every other one in before's stuck wait, never woken since (its
+// switch counts unchanged).
+func (wf WaitFor) unmoved(before WaitFor, awake bool) bool {
 	if len(wf.Threads) != len(before.Threads) {
 		return false
 	}
 	for i, t := range wf.Threads {
 		b := before.Threads[i]
-		if t.TID != b.TID {
+		switch {
+		case t.TID != b.TID:
 			return false
-		}
-		if b.kind == waitGIL && (t.kind == waitGIL || !t.Asleep) {
-			continue
-		}
-		if t.kind != waitStuck || t.Syscall != b.Syscall || t.Switches != b.Switches {
+		case b.kind == waitGIL:
+			if t.kind != waitGIL && (!awake || t.Asleep) {
+				return false
+			}
+		case b.kind != waitStuck || t.kind != waitStuck || t.Syscall != b.Syscall || t.Switches != b.Switches:
 			return false
 		}
 	}
@@ -310,25 +318,8 @@ func (wf WaitFor) gilWaiterAwake(before WaitFor) bool {
 // reading began; wf.Lines is read at its end. Then nothing in
 // the process can move again: every wait is one only the process could end.
 func (wf WaitFor) Proves(before WaitFor, handled int64) bool {
-	if !before.stuck() || !wf.stuck() || len(wf.Threads) != len(before.Threads) {
-		return false
-	}
-	for i, t := range wf.Threads {
-		b := before.Threads[i]
-		if t.TID != b.TID || t.kind != b.kind {
-			return false
-		}
-		// A GIL waiter wakes every switch interval to ask again, its
-		// futex's value and word may change; any other thread has not
-		// moved at all.
-		if t.kind != waitGIL && (t.Syscall != b.Syscall || t.Switches != b.Switches) {
-			return false
-		}
-	}
-	if wf.Lines > handled || (wf.Lines < 0 && handled > 0) {
-		return false
-	}
-	return true
+	return before.stuck() && wf.stuck() && wf.unmoved(before, false) &&
+		wf.Lines <= handled && (wf.Lines >= 0 || handled == 0)
 }
 
 // Cycle names a stuck reading's wait-for state: who waits for what, who
