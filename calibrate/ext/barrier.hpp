@@ -164,11 +164,8 @@ std::vector<long> g_daemon_tids;
 void daemons_gone(void *) {
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (long tid : g_daemon_tids) {
-    std::string stat = "/proc/self/task/" + std::to_string(tid) + "/stat";
-    while (std::chrono::steady_clock::now() < until) {
-      std::string st = read_file(stat);
-      size_t r = st.rfind(')');
-      if (st.empty() || (r != std::string::npos && r + 2 < st.size() && (st[r + 2] == 'Z' || st[r + 2] == 'X'))) break;
+    for (char s = task_state(tid); s != 0 && s != 'Z' && s != 'X'; s = task_state(tid)) {  // until it has ended
+      if (std::chrono::steady_clock::now() >= until) return;
       nap();
     }
   }

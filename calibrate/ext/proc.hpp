@@ -42,12 +42,19 @@ long voluntary_switches(long tid) {
   return atol(st.c_str() + i + strlen("voluntary_ctxt_switches:"));
 }
 
+// task_state: thread tid's state letter from its stat line (R, S, D, Z,
+// ...), 0 once it has ended, '?' when the line cannot be read as one.
+char task_state(long tid) {
+  std::string st = read_file("/proc/self/task/" + std::to_string(tid) + "/stat");
+  if (st.empty()) return 0;  // ended
+  size_t r = st.rfind(')');
+  return r != std::string::npos && r + 2 < st.size() ? st[r + 2] : '?';
+}
+
 // asleep: thread tid sleeps (state S or D), or has ended.
 bool asleep(long tid) {
-  std::string st = read_file("/proc/self/task/" + std::to_string(tid) + "/stat");
-  if (st.empty()) return true;  // ended
-  size_t r = st.rfind(')');
-  return r != std::string::npos && r + 2 < st.size() && (st[r + 2] == 'S' || st[r + 2] == 'D');
+  char s = task_state(tid);
+  return s == 0 || s == 'S' || s == 'D';
 }
 
 }  // namespace
