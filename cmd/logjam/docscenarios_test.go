@@ -12,7 +12,6 @@ import (
 	"logjam/harness/report"
 	"logjam/internal/axes"
 	"logjam/scenario"
-	"logjam/scenario/schedule"
 )
 
 // docRow is one row of docs/SCENARIOS.md's matrix tables: its summary (""
@@ -99,15 +98,9 @@ func TestSCENARIOSShowsTheSuitesExpectedMatrix(t *testing.T) {
 		if expected == "-" || fam == "harness" {
 			continue // no cell (a random run, a check), or the watchdog's own (their table is another)
 		}
-		c := report.Cell{Family: fam}
-		if id, policy, ok := schedule.ParseCellName(name); ok {
-			c.ID, c.Cell = id, scenario.Cell{Scenario: "R", Policy: policy}
-		} else {
-			id, fps, err := scenario.Parse(name)
-			if err != nil {
-				t.Fatalf("logjam list -expected named %q: %v", name, err)
-			}
-			c.ID, c.Cell, c.Failpoints = id.Scenario, id.WithDefaults(), fps.Env()
+		c, ok := report.CellNamed(fam, name)
+		if !ok {
+			t.Fatalf("logjam list -expected named %q, which names no cell", name)
 		}
 		row := c.Row()
 		if tree[row] == nil {

@@ -8,6 +8,7 @@ import (
 	"logjam/harness/ledger"
 	"logjam/internal/axes"
 	"logjam/scenario"
+	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
 
@@ -146,6 +147,21 @@ func (c Cell) Column() string {
 		return c.Policy
 	}
 	return "verdict"
+}
+
+// CellNamed is the cell a spec of family fam named name plays, as the
+// suites name their cells: a catalogue cell (its scenario, cell and
+// failpoints, parsed from the name) or a row random search found (played
+// by scenario R under the name's policy); ok is false for a name that
+// names no cell (a random run, a check).
+func CellNamed(fam, name string) (Cell, bool) {
+	if id, fps, err := scenario.Parse(name); err == nil {
+		return Cell{ID: id.Scenario, Cell: id, Name: name, Family: fam, Failpoints: fps.Env()}, true
+	}
+	if row, policy, ok := schedule.ParseCellName(name); ok {
+		return Cell{ID: row, Cell: scenario.Cell{Scenario: "R", Policy: policy}.WithDefaults(), Name: name, Family: fam}, true
+	}
+	return Cell{}, false
 }
 
 // Row is the cell's matrix row: the scenario, with its platform (when not

@@ -16,7 +16,6 @@ import (
 
 	"logjam/harness/report"
 	"logjam/scenario"
-	"logjam/scenario/schedule"
 	"logjam/verdict"
 )
 
@@ -145,18 +144,13 @@ type plannedName struct{ name, full, expected string }
 
 // notRunCell is the NOTRUN row of the spec named name, if it names a cell.
 func notRunCell(o chaosOptions, fam, name string) (report.Cell, bool) {
-	id, _, err := scenario.Parse(name)
-	row := id.Scenario
-	if err != nil {
-		found, policy, ok := schedule.ParseCellName(name) // a row random search found, played by scenario R
-		if !ok {
-			return report.Cell{}, false
-		}
-		row, id = found, scenario.Cell{Scenario: "R", Policy: policy}.WithDefaults()
+	c, ok := report.CellNamed(fam, name)
+	if !ok {
+		return report.Cell{}, false
 	}
-	c := report.Cell{ID: row, Cell: id, Name: name, Family: fam, Observed: verdict.NotRun,
-		Rerun:    report.Rerun(fam, name, o.prof.Name, o.prof.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE")),
-		Evidence: report.Evidence{Reason: "not run: the run was interrupted before this cell started"}}
+	c.Observed = verdict.NotRun
+	c.Rerun = report.Rerun(fam, name, o.prof.Name, o.prof.Seed, os.Getenv("LOGJAM_TIMEOUT_SCALE"))
+	c.Evidence = report.Evidence{Reason: "not run: the run was interrupted before this cell started"}
 	return c, true
 }
 
