@@ -139,12 +139,7 @@ func TestAGILWaiterBehindABlockedHolderIsProvenAndTheHolderNamed(t *testing.T) {
 func TestABackendsLockIsNamedWithItsHolder(t *testing.T) {
 	t.Parallel()
 	in, dir := extInterp(t)
-	var row Row
-	for _, r := range Rows {
-		if r.ID == "D1" {
-			row = r
-		}
-	}
+	row, _ := RowNamed("D1")
 	o, err := Run(context.Background(), in, dir, row, "pystderr", "", Buffered, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,15 @@ var Rows = func() []Row {
 	return rs
 }()
 
+// RowNamed is the real row id (Rows); ok is false when there is none.
+func RowNamed(id string) (Row, bool) {
+	i := slices.IndexFunc(Rows, func(r Row) bool { return r.ID == id })
+	if i < 0 {
+		return Row{}, false
+	}
+	return Rows[i], true
+}
+
 // Plays reports whether the row plays policy under buffering.
 func (r Row) Plays(policy, buffering string) bool {
 	for _, l := range r.LeftOut {

@@ -32,12 +32,7 @@ var _ = ginkgo.Describe("a user's sink", ginkgo.Label("calibrate"), func() {
 			path := filepath.Join("testdata", "sinks", file)
 			src, err := os.ReadFile(path)
 			Expect(err).NotTo(HaveOccurred())
-			var r calibrate.Row
-			for _, x := range calibrate.Rows {
-				if x.ID == row {
-					r = x
-				}
-			}
+			r, _ := calibrate.RowNamed(row)
 			cells, err := calibrate.PlaySink(ctx, &calibrate.UserSink{Path: path, Source: src},
 				[]calibrate.Interpreter{in}, []calibrate.Row{r}, []string{calibrate.Buffered}, filepath.Join(reportsDir(), "sink"), nil)
 			Expect(err).NotTo(HaveOccurred())

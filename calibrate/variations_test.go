@@ -75,11 +75,7 @@ func playVariation(ctx context.Context, in calibrate.Interpreter, rowID, fd2 str
 		p.step, p.err = "building the extension", err
 		return p
 	}
-	for _, r := range calibrate.Rows {
-		if r.ID == rowID {
-			p.row = r
-		}
-	}
+	p.row, _ = calibrate.RowNamed(rowID)
 	p.sc = scenario.Cell{Scenario: p.row.ID, Policy: "logjam", Platform: scenario.DefaultPlatform, Python: in.Version}
 	spec := cell.Spec{Cell: p.sc}
 	if info, err := scenario.Lookup(p.row.ID); err == nil && info.Contract.Ends == scenario.EndsKilled {
