@@ -68,7 +68,6 @@ for i in $(seq "$runs"); do
 	one "$root" ci-this LOGJAM_CALIBRATE_PY=default
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || a == 0) print "-"; else printf "%.2f\n", b / a }'; }
 row() { # LABEL NAME COLUMN UNIT
 	local b t
 	b=$(median "$tmp/$2-base.times" "$3") t=$(median "$tmp/$2-this.times" "$3")

@@ -33,6 +33,12 @@ machine_costs() {
 	fi
 }
 
+# ratio BASE THIS: THIS / BASE to two places, "-" when either is not a
+# figure ("-") or BASE is not above 0.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || a + 0 <= 0) print "-"; else printf "%.2f\n", b / a }'
+}
+
 # loadavg: the load averages now (1, 5 and 15 minutes).
 loadavg() {
 	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load average[s]*: //'

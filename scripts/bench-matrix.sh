@@ -134,7 +134,6 @@ fresh_base_wall=$(median "$tmp/fresh-base.times" 1) fresh_base_first=$(median "$
 fresh_this_wall=$(median "$tmp/fresh-this.times" 1) fresh_this_first=$(median "$tmp/fresh-this.times" 2)
 tp_base=$(awk '{ printf "%.0f", 400 * 60 / $1 }' "$tmp/tp-base.times")
 tp_this=$(awk '{ printf "%.0f", 400 * 60 / $1 }' "$tmp/tp-this.times")
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "-" }'; }
 same=$(cmp -s "$tmp/r200-base.out" "$tmp/r200-this.out" && echo "the same output" || echo "OUTPUTS DIFFER")
 counts=$(sed -n 's/.*\[\([0-9]*\)\/[0-9]*\] specs done (\([0-9]*\) cells.*/\1 specs, \2 cells/p' "$tmp/chaos-this.out" | tail -1)
 families=$(sed -n 's/^logjam: \([a-z0-9]*\) *[0-9]* cells,.* \([0-9.]*\) s$/\1 \2/p' "$tmp/chaos-this.out" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
